@@ -1,0 +1,106 @@
+#include "apps/common/app_options.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/logging.h"
+#include "core/system_info.h"
+#include "cpu/cpu_backend.h"
+
+namespace engine::apps {
+
+void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::string>& datasets) {
+  app.add_option("--device", o.device, "cpu (OpenBLAS + OpenMP) or gpu (hand-written CUDA)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_flag("--cpu", o.cpu, "same as --device cpu");
+  app.add_flag("--gpu", o.gpu, "same as --device gpu");
+  app.add_option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--batch-size", o.batch_size, "samples per training step")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--steps-per-epoch", o.steps_per_epoch,
+                 "cut every epoch short after this many steps (0: the whole set)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
+  app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
+  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout");
+  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
+  app.add_option("--save", o.save_path, "save the trained weights to this file");
+  app.add_option("--load", o.load_path, "load weights from this file before training")
+      ->check(CLI::ExistingFile);
+  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+}
+
+Device apply_common_options(const CommonOptions& o) {
+  set_log_level(o.log_level);
+  if (o.threads > 0) cpu::set_num_threads(o.threads);
+  if (o.cpu && o.gpu) throw UsageError("--cpu and --gpu contradict each other");
+  // --cpu / --gpu are shorthands that take precedence over --device.
+  const bool want_gpu = o.gpu || (!o.cpu && o.device == "gpu");
+  const Device device = want_gpu ? Device::cuda(0) : Device::cpu();
+  std::string why;
+  if (!device_available(device, &why)) throw UsageError("cannot use the GPU: " + why);
+  return device;
+}
+
+int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+nlohmann::json machine_record(const CommonOptions& o, Device device) {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {{"date", date},
+          {"device", to_string(device)},
+          {"device_name", backend_for(device).name()},
+          {"cpu_model", cpu_model_name()},
+          {"threads", cpu::num_threads()},
+          {"hardware_threads", hardware_threads()},
+          {"blas", cpu::blas_config()},
+          {"seed", o.seed},
+          {"batch_size", o.batch_size},
+          {"epochs", o.epochs},
+          {"steps_per_epoch", o.steps_per_epoch}};
+}
+
+void write_json(const std::string& path, const nlohmann::json& record) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    ENGINE_CHECK(out.good(), path, ": cannot open for writing");
+    out << record.dump(2) << "\n";
+    ENGINE_CHECK(out.good(), path, ": write failed");
+  }
+  ENGINE_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, path, ": cannot rename ", tmp);
+}
+
+}  // namespace engine::apps

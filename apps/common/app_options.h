@@ -1,0 +1,55 @@
+// The flags every app shares (DESIGN.md section 1) and the small things every app does with
+// them: pick the device, set threads and log level, turn errors into one line and an exit
+// status, write the --json record.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/device.h"
+
+namespace engine::apps {
+
+struct CommonOptions {
+  std::string device = "cpu";
+  bool cpu = false;
+  bool gpu = false;
+  int epochs = 10;
+  int64_t batch_size = 32;
+  int64_t steps_per_epoch = 0;
+  std::string dataset;
+  std::string data_dir = "data";
+  uint64_t seed = 42;
+  int threads = 0;  // 0: OpenMP's default (all cores)
+  std::string json_path;
+  std::string save_path;
+  std::string load_path;
+  std::string log_level = "info";
+};
+
+// Registers the common flags; `datasets` lists the values --dataset accepts.
+void add_common_flags(CLI::App& app, CommonOptions& options,
+                      const std::vector<std::string>& datasets);
+
+// Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device.
+// Throws UsageError (exit status 2) when the device cannot be used.
+Device apply_common_options(const CommonOptions& options);
+
+// A bad flag value or an unusable device: the app exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv and runs `body`. Flag errors and UsageError print one line and return 2;
+// any other engine::Error prints one line and returns 1; --help prints help and returns 0.
+int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+
+// What every --json record holds about the machine and the run's settings.
+nlohmann::json machine_record(const CommonOptions& options, Device device);
+
+// Writes `record` to `path`, atomically (temporary file, then rename).
+void write_json(const std::string& path, const nlohmann::json& record);
+
+}  // namespace engine::apps

@@ -1,0 +1,109 @@
+// The op interface, declared once. Each backend (cpu/ with OpenBLAS + OpenMP, kernels/ with
+// hand-written CUDA) implements every method with this exact signature, so a test can run
+// the same op on two backends and compare, and nn/ never knows which one runs.
+//
+// Conventions for every op:
+//  - all tensors are contiguous and live on this backend's device;
+//  - outputs are allocated by the caller (core/ops.cpp) with the right shape and dtype;
+//  - shapes are checked by the caller; a backend may assume them.
+// An op `foo` is declared here, implemented in cpu/foo.cpp and kernels/foo.cu.
+#pragma once
+#include <cstdint>
+
+#include "core/allocator.h"
+#include "core/device.h"
+#include "core/tensor.h"
+
+namespace engine {
+
+enum class Activation { None, Relu, Tanh, Sigmoid, Softmax };
+enum class BinaryOp { Add, Sub, Mul };
+
+// Hyper-parameters of one Adam step, with the bias corrections already folded in by the
+// host so a kernel needs no powers: lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t).
+struct AdamStep {
+  float lr_t;
+  float beta1;
+  float beta2;
+  float epsilon;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+  virtual std::string name() const = 0;  // e.g. "cpu (OpenBLAS 0.3.21, 16 threads)"
+
+  // ---- memory ------------------------------------------------------------------------
+  virtual CachingAllocator& allocator() = 0;
+  virtual void copy_from_host(void* dst, const void* src, size_t bytes) = 0;
+  virtual void copy_to_host(void* dst, const void* src, size_t bytes) = 0;
+  virtual void copy_within(void* dst, const void* src, size_t bytes) = 0;
+  virtual void synchronize() = 0;
+
+  // ---- ops ---------------------------------------------------------------------------
+  // y = value, for any dtype (for I32 the value is converted).
+  virtual void fill(Tensor& y, float value) = 0;
+  // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
+  virtual void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
+                      Tensor& c, float alpha, float beta) = 0;
+  // y[n, f] = x[n, f] + bias[f]
+  virtual void add_bias(const Tensor& x, const Tensor& bias, Tensor& y) = 0;
+  // db[f] = sum_n dy[n, f]   (the gradient of add_bias w.r.t. bias)
+  virtual void sum_rows(const Tensor& dy, Tensor& db) = 0;
+  // y = a (op) b, elementwise, same shapes.
+  virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) = 0;
+  // y = alpha * x + beta * y (scale when beta = 0, accumulate when beta = 1).
+  virtual void axpby(float alpha, const Tensor& x, float beta, Tensor& y) = 0;
+  // Relu, Tanh or Sigmoid, elementwise. Backward uses the forward *output* y, which is
+  // enough for all three: relu' = [y > 0], tanh' = 1 - y^2, sigmoid' = y (1 - y).
+  virtual void activation_forward(Activation act, const Tensor& x, Tensor& y) = 0;
+  virtual void activation_backward(Activation act, const Tensor& y, const Tensor& dy,
+                                   Tensor& dx) = 0;
+  // Row-wise softmax (or log-softmax) of x: (N, C); backward uses the output y.
+  virtual void softmax_forward(const Tensor& x, Tensor& y, bool log) = 0;
+  virtual void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) = 0;
+  // Fused softmax + sparse categorical cross-entropy: logits (N, C), labels I32 (N,).
+  // Writes probs (N, C) for the backward and loss (N,) = -log softmax(logits)[label].
+  virtual void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels,
+                                             Tensor& probs, Tensor& loss) = 0;
+  // dlogits[n, c] = dloss[n] * (probs[n, c] - [c == label[n]])
+  virtual void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
+                                              const Tensor& dloss, Tensor& dlogits) = 0;
+  // Binary cross-entropy of probabilities p against targets t in [0, 1], elementwise,
+  // with p clipped to [eps, 1 - eps] as Keras does (eps = 1e-7).
+  virtual void binary_cross_entropy_forward(const Tensor& p, const Tensor& target,
+                                            Tensor& loss) = 0;
+  virtual void binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
+                                             const Tensor& dloss, Tensor& dp) = 0;
+  // Inverted dropout: element i is kept when uniform(philox(seed, offset + i)) >= rate and
+  // then scaled by 1 / (1 - rate). The mask is recomputed in backward, never stored.
+  virtual void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
+                               uint64_t offset) = 0;
+  virtual void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
+                                uint64_t offset) = 0;
+  // y[0] = scale * sum(x); y has one element (stays on the device).
+  virtual void sum(const Tensor& x, Tensor& y, float scale) = 0;
+  // y[i] = scale * s[0] for all i: the backward of sum/mean, without a host round trip.
+  virtual void broadcast_scalar(const Tensor& s, float scale, Tensor& y) = 0;
+  // y[i, ...] = x[index[i], ...]; any dtype; index I32 (B,). Batches are gathered this way.
+  virtual void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) = 0;
+  // count[0] += number of rows n with argmax(logits[n, :]) == labels[n]  (count F32).
+  virtual void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) = 0;
+  // Optimizers update every parameter of a model in one call over its flat buffers.
+  // SGD with momentum (Keras): v = momentum * v - lr * g; p += v  (v unused when momentum 0).
+  virtual void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
+                          float momentum) = 0;
+  // Adam (Keras): m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr_t m / (sqrt(v) + eps).
+  virtual void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                           const AdamStep& step) = 0;
+};
+
+// The backend that runs ops for `device`; throws engine::Error if that device cannot be used
+// (no CUDA backend built, no GPU present), with a one-line reason.
+Backend& backend_for(Device device);
+
+// Whether backend_for(device) would succeed; `why_not` gets the reason when it would not.
+bool device_available(Device device, std::string* why_not = nullptr);
+
+}  // namespace engine

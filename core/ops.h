@@ -1,0 +1,54 @@
+// Differentiable ops: each checks its inputs, allocates its output on the inputs' device,
+// runs the backend's implementation (core/backend.h) and records a Node for backward.
+// This is the API that nn/ builds layers from; it never names a backend.
+#pragma once
+#include <cstdint>
+
+#include "core/backend.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+
+namespace engine {
+
+// ---- linear algebra ---------------------------------------------------------------------
+// op(a) @ op(b) for 2-D tensors, op = transpose when the flag is set.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+// x (N, F) + bias (F,), broadcast over rows.
+Tensor add_bias(const Tensor& x, const Tensor& bias);
+
+// ---- elementwise ------------------------------------------------------------------------
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor scale(const Tensor& x, float factor);
+Tensor relu(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+// Relu/Tanh/Sigmoid/Softmax by name; None returns x itself.
+Tensor activation(const Tensor& x, Activation act);
+
+// ---- row-wise ---------------------------------------------------------------------------
+Tensor softmax(const Tensor& x);      // (N, C) -> (N, C)
+Tensor log_softmax(const Tensor& x);  // (N, C) -> (N, C)
+
+// ---- losses (per sample; take mean() for the batch loss) --------------------------------
+// -log softmax(logits)[n, labels[n]] for logits (N, C), labels I32 (N,) in [0, C).
+Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
+// -(t log p + (1 - t) log(1 - p)) elementwise, p clipped to [1e-7, 1 - 1e-7] like Keras.
+Tensor binary_cross_entropy(const Tensor& p, const Tensor& target);
+
+// ---- regularisation ---------------------------------------------------------------------
+// Inverted dropout when training (a fresh mask per call from `rng`), identity otherwise.
+Tensor dropout(const Tensor& x, float rate, bool training, Generator& rng);
+
+// ---- shape and reductions ---------------------------------------------------------------
+Tensor reshape(const Tensor& x, const Shape& shape);  // same data, new shape (a view)
+Tensor flatten(const Tensor& x);                       // (N, ...) -> (N, prod(...))
+Tensor sum(const Tensor& x);                           // -> scalar, shape ()
+Tensor mean(const Tensor& x);                          // -> scalar, shape ()
+
+// ---- not differentiable -----------------------------------------------------------------
+// Rows of x picked by index (I32): how batches are cut from a dataset on its device.
+Tensor gather_rows(const Tensor& x, const Tensor& index);
+
+}  // namespace engine

@@ -1,0 +1,121 @@
+// Elementwise ops: add, sub, mul, scale and the activations relu, tanh, sigmoid.
+#include "core/autograd.h"
+#include "core/op_checks.h"
+#include "core/ops.h"
+
+namespace engine {
+namespace {
+
+Tensor empty_like(const Tensor& x) { return Tensor::empty(x.shape(), DType::F32, x.device()); }
+
+Tensor scaled(const Tensor& x, float factor) {
+  Tensor y = empty_like(x);
+  x.backend().axpby(factor, x, 0.0f, y);
+  return y;
+}
+
+class BinaryNode final : public Node {
+ public:
+  BinaryNode(BinaryOp op, const Tensor& a, const Tensor& b) : Node({a, b}), op_(op) {}
+  const char* name() const override {
+    return op_ == BinaryOp::Add ? "add" : op_ == BinaryOp::Sub ? "sub" : "mul";
+  }
+  std::vector<Tensor> backward(const Tensor& dy) override {
+    Tensor da, db;
+    switch (op_) {
+      case BinaryOp::Add:
+        return {dy, dy};
+      case BinaryOp::Sub:
+        return {dy, needs_input_grad(1) ? scaled(dy, -1.0f) : Tensor()};
+      case BinaryOp::Mul:
+        if (needs_input_grad(0)) {
+          da = empty_like(dy);
+          dy.backend().binary(BinaryOp::Mul, dy, inputs()[1], da);
+        }
+        if (needs_input_grad(1)) {
+          db = empty_like(dy);
+          dy.backend().binary(BinaryOp::Mul, dy, inputs()[0], db);
+        }
+        break;
+    }
+    return {da, db};
+  }
+
+ private:
+  BinaryOp op_;
+};
+
+class ScaleNode final : public Node {
+ public:
+  ScaleNode(const Tensor& x, float factor) : Node({x}), factor_(factor) {}
+  const char* name() const override { return "scale"; }
+  std::vector<Tensor> backward(const Tensor& dy) override { return {scaled(dy, factor_)}; }
+
+ private:
+  float factor_;
+};
+
+class ActivationNode final : public Node {
+ public:
+  // Keeps the output (detached, so the node does not own its own output's history).
+  ActivationNode(Activation act, const Tensor& x, const Tensor& y)
+      : Node({x}), act_(act), y_(y.detach()) {}
+  const char* name() const override {
+    return act_ == Activation::Relu ? "relu" : act_ == Activation::Tanh ? "tanh" : "sigmoid";
+  }
+  std::vector<Tensor> backward(const Tensor& dy) override {
+    Tensor dx = empty_like(dy);
+    dy.backend().activation_backward(act_, y_, dy, dx);
+    return {dx};
+  }
+
+ private:
+  Activation act_;
+  Tensor y_;
+};
+
+Tensor binary_op(BinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
+  detail::check_defined_float(name, a, "a");
+  detail::check_defined_float(name, b, "b");
+  detail::check_same_device(name, a, b);
+  detail::check_same_shape(name, a, b);
+  Tensor y = empty_like(a);
+  a.backend().binary(op, a, b, y);
+  return record(y, std::make_shared<BinaryNode>(op, a, b));
+}
+
+Tensor pointwise_activation(Activation act, const char* name, const Tensor& x) {
+  detail::check_defined_float(name, x, "x");
+  Tensor y = empty_like(x);
+  x.backend().activation_forward(act, x, y);
+  return record(y, std::make_shared<ActivationNode>(act, x, y));
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Add, "add", a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Sub, "sub", a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Mul, "mul", a, b); }
+
+Tensor scale(const Tensor& x, float factor) {
+  detail::check_defined_float("scale", x, "x");
+  Tensor y = scaled(x, factor);
+  return record(y, std::make_shared<ScaleNode>(x, factor));
+}
+
+Tensor relu(const Tensor& x) { return pointwise_activation(Activation::Relu, "relu", x); }
+Tensor tanh(const Tensor& x) { return pointwise_activation(Activation::Tanh, "tanh", x); }
+Tensor sigmoid(const Tensor& x) { return pointwise_activation(Activation::Sigmoid, "sigmoid", x); }
+
+Tensor activation(const Tensor& x, Activation act) {
+  switch (act) {
+    case Activation::None: return x;
+    case Activation::Relu: return relu(x);
+    case Activation::Tanh: return tanh(x);
+    case Activation::Sigmoid: return sigmoid(x);
+    case Activation::Softmax: return softmax(x);
+  }
+  return x;
+}
+
+}  // namespace engine

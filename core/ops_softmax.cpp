@@ -1,0 +1,91 @@
+// Row-wise softmax and log-softmax, and the losses built on them.
+#include "core/autograd.h"
+#include "core/op_checks.h"
+#include "core/ops.h"
+
+namespace engine {
+namespace {
+
+class SoftmaxNode final : public Node {
+ public:
+  SoftmaxNode(const Tensor& x, const Tensor& y, bool log) : Node({x}), y_(y.detach()), log_(log) {}
+  const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
+  std::vector<Tensor> backward(const Tensor& dy) override {
+    Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
+    dy.backend().softmax_backward(y_, dy, dx, log_);
+    return {dx};
+  }
+
+ private:
+  Tensor y_;
+  bool log_;
+};
+
+class SoftmaxCrossEntropyNode final : public Node {
+ public:
+  SoftmaxCrossEntropyNode(const Tensor& logits, const Tensor& labels, const Tensor& probs)
+      : Node({logits, labels}), probs_(probs) {}
+  const char* name() const override { return "sparse_softmax_cross_entropy"; }
+  std::vector<Tensor> backward(const Tensor& dloss) override {
+    Tensor dlogits = Tensor::empty(probs_.shape(), DType::F32, dloss.device());
+    dloss.backend().softmax_cross_entropy_backward(probs_, inputs()[1], dloss, dlogits);
+    return {dlogits, Tensor()};
+  }
+
+ private:
+  Tensor probs_;
+};
+
+class BinaryCrossEntropyNode final : public Node {
+ public:
+  BinaryCrossEntropyNode(const Tensor& p, const Tensor& target) : Node({p, target}) {}
+  const char* name() const override { return "binary_cross_entropy"; }
+  std::vector<Tensor> backward(const Tensor& dloss) override {
+    Tensor dp = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
+    dloss.backend().binary_cross_entropy_backward(inputs()[0], inputs()[1], dloss, dp);
+    return {dp, Tensor()};  // targets are data, not parameters
+  }
+};
+
+Tensor softmax_impl(const Tensor& x, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  detail::check_defined_float(name, x, "x");
+  detail::check_ndim(name, x, 2, "x");
+  Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
+  x.backend().softmax_forward(x, y, log);
+  return record(y, std::make_shared<SoftmaxNode>(x, y, log));
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x) { return softmax_impl(x, false); }
+Tensor log_softmax(const Tensor& x) { return softmax_impl(x, true); }
+
+Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels) {
+  const char* name = "sparse_softmax_cross_entropy";
+  detail::check_defined_float(name, logits, "logits");
+  detail::check_ndim(name, logits, 2, "logits");
+  ENGINE_CHECK(labels.defined() && labels.dtype() == DType::I32, name,
+               ": labels must be an int32 tensor");
+  detail::check_ndim(name, labels, 1, "labels");
+  detail::check_same_device(name, logits, labels);
+  ENGINE_CHECK(labels.dim(0) == logits.dim(0), name, ": ", labels.dim(0), " labels for ",
+               logits.dim(0), " rows of logits");
+  Tensor probs = Tensor::empty(logits.shape(), DType::F32, logits.device());
+  Tensor loss = Tensor::empty({logits.dim(0)}, DType::F32, logits.device());
+  logits.backend().softmax_cross_entropy_forward(logits, labels, probs, loss);
+  return record(loss, std::make_shared<SoftmaxCrossEntropyNode>(logits, labels, probs));
+}
+
+Tensor binary_cross_entropy(const Tensor& p, const Tensor& target) {
+  const char* name = "binary_cross_entropy";
+  detail::check_defined_float(name, p, "p");
+  detail::check_defined_float(name, target, "target");
+  detail::check_same_device(name, p, target);
+  detail::check_same_shape(name, p, target);
+  Tensor loss = Tensor::empty(p.shape(), DType::F32, p.device());
+  p.backend().binary_cross_entropy_forward(p, target, loss);
+  return record(loss, std::make_shared<BinaryCrossEntropyNode>(p, target));
+}
+
+}  // namespace engine

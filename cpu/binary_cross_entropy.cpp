@@ -1,0 +1,40 @@
+// Binary cross-entropy on probabilities, written as Keras 2 writes it:
+//   p' = clip(p, eps, 1 - eps);  loss = -(t log(p' + eps) + (1 - t) log(1 - p' + eps))
+// The clip passes no gradient outside [eps, 1 - eps], as tf.clip_by_value does.
+#include <cmath>
+
+#include "cpu/cpu_backend.h"
+
+namespace engine::cpu {
+namespace {
+constexpr float EPS = 1e-7f;  // Keras' backend.epsilon()
+}
+
+void CpuBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
+  const int64_t n = loss.numel();
+  const float* prob = p.data<float>();
+  const float* t = target.data<float>();
+  float* out = loss.data<float>();
+#pragma omp parallel for if (n >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const float pc = std::fmin(std::fmax(prob[i], EPS), 1.0f - EPS);
+    out[i] = -(t[i] * std::log(pc + EPS) + (1.0f - t[i]) * std::log(1.0f - pc + EPS));
+  }
+}
+
+void CpuBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
+                                               const Tensor& dloss, Tensor& dp) {
+  const int64_t n = dp.numel();
+  const float* prob = p.data<float>();
+  const float* t = target.data<float>();
+  const float* g = dloss.data<float>();
+  float* out = dp.data<float>();
+#pragma omp parallel for if (n >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const bool clipped = prob[i] < EPS || prob[i] > 1.0f - EPS;
+    out[i] = clipped ? 0.0f
+                     : -g[i] * (t[i] / (prob[i] + EPS) - (1.0f - t[i]) / (1.0f - prob[i] + EPS));
+  }
+}
+
+}  // namespace engine::cpu

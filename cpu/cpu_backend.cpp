@@ -1,0 +1,69 @@
+// Memory and threading for the CPU backend.
+#include "cpu/cpu_backend.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace engine::cpu {
+namespace {
+// 64-byte alignment: one cache line, and what AVX-512 loads like.
+constexpr size_t ALIGNMENT = 64;
+}  // namespace
+
+CpuBackend::CpuBackend()
+    : allocator_("cpu", ALIGNMENT,
+                 [](size_t bytes) { return std::aligned_alloc(ALIGNMENT, bytes); },
+                 [](void* ptr) { std::free(ptr); }) {}
+
+std::string CpuBackend::name() const {
+  return "cpu (" + std::to_string(num_threads()) + " threads, " + blas_config() + ")";
+}
+
+void CpuBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuBackend::copy_to_host(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuBackend::copy_within(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memmove(dst, src, bytes);
+}
+
+void CpuBackend::fill(Tensor& y, float value) {
+  const int64_t n = y.numel();
+  if (y.dtype() == DType::I32) {
+    int32_t* out = y.data<int32_t>();
+    const auto v = static_cast<int32_t>(value);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+    return;
+  }
+  float* out = y.data<float>();
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) out[i] = value;
+}
+
+CpuBackend& backend() {
+  // Never destroyed: tensors in static storage may outlive any other owner.
+  static CpuBackend* instance = new CpuBackend();
+  return *instance;
+}
+
+void set_num_threads(int threads) {
+  ENGINE_CHECK(threads >= 1, "--threads must be at least 1, got ", threads);
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+}
+
+int num_threads() { return omp_get_max_threads(); }
+
+std::string blas_config() {
+  const char* config = openblas_get_config();  // starts with "OpenBLAS <version>"
+  return config ? config : "OpenBLAS (unknown build)";
+}
+
+}  // namespace engine::cpu

@@ -1,0 +1,69 @@
+// The CPU backend: OpenBLAS sgemm for matmul, OpenMP loops for everything else.
+// Each op lives in cpu/<op>.cpp; this header only declares the class.
+#pragma once
+#include "core/backend.h"
+
+namespace engine::cpu {
+
+// Loops shorter than this run on one thread: forking a team of OpenMP threads costs a few
+// microseconds, more than a small elementwise loop takes (batch 32 x 128 = 4,096 elements
+// is about a microsecond of work).
+constexpr int64_t PARALLEL_GRAIN = 32768;
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend();
+  Device device() const override { return Device::cpu(); }
+  std::string name() const override;
+
+  CachingAllocator& allocator() override { return allocator_; }
+  void copy_from_host(void* dst, const void* src, size_t bytes) override;
+  void copy_to_host(void* dst, const void* src, size_t bytes) override;
+  void copy_within(void* dst, const void* src, size_t bytes) override;
+  void synchronize() override {}
+
+  void fill(Tensor& y, float value) override;
+  void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
+              float alpha, float beta) override;
+  void add_bias(const Tensor& x, const Tensor& bias, Tensor& y) override;
+  void sum_rows(const Tensor& dy, Tensor& db) override;
+  void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) override;
+  void axpby(float alpha, const Tensor& x, float beta, Tensor& y) override;
+  void activation_forward(Activation act, const Tensor& x, Tensor& y) override;
+  void activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void softmax_forward(const Tensor& x, Tensor& y, bool log) override;
+  void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) override;
+  void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                     Tensor& loss) override;
+  void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
+                                      const Tensor& dloss, Tensor& dlogits) override;
+  void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) override;
+  void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
+                                     Tensor& dp) override;
+  void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
+                       uint64_t offset) override;
+  void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
+                        uint64_t offset) override;
+  void sum(const Tensor& x, Tensor& y, float scale) override;
+  void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
+  void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;
+  void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) override;
+  void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
+                  float momentum) override;
+  void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                   const AdamStep& step) override;
+
+ private:
+  CachingAllocator allocator_;
+};
+
+// The process-wide CPU backend.
+CpuBackend& backend();
+
+// --threads N: sets both the OpenMP team size and OpenBLAS' thread count.
+void set_num_threads(int threads);
+int num_threads();
+// OpenBLAS' own description of its build, e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH ... OpenMP".
+std::string blas_config();
+
+}  // namespace engine::cpu

@@ -1,0 +1,70 @@
+// Elementwise CPU ops: add_bias and its gradient, binary ops, axpby. All are memory-bound
+// loops; OpenMP splits them only above PARALLEL_GRAIN elements.
+#include "cpu/cpu_backend.h"
+
+namespace engine::cpu {
+
+void CpuBackend::add_bias(const Tensor& x, const Tensor& bias, Tensor& y) {
+  const int64_t rows = x.dim(0), cols = x.dim(1);
+  const float* in = x.data<float>();
+  const float* b = bias.data<float>();
+  float* out = y.data<float>();
+#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = in[r * cols + c] + b[c];
+  }
+}
+
+void CpuBackend::sum_rows(const Tensor& dy, Tensor& db) {
+  const int64_t rows = dy.dim(0), cols = dy.dim(1);
+  const float* g = dy.data<float>();
+  float* out = db.data<float>();
+  // Each thread owns a block of columns and walks the rows in order: contiguous loads,
+  // and the same summation order whatever the thread count.
+#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t c0 = 0; c0 < cols; c0 += 64) {
+    const int64_t c1 = c0 + 64 < cols ? c0 + 64 : cols;
+    for (int64_t c = c0; c < c1; ++c) out[c] = 0.0f;
+    for (int64_t r = 0; r < rows; ++r) {
+#pragma omp simd
+      for (int64_t c = c0; c < c1; ++c) out[c] += g[r * cols + c];
+    }
+  }
+}
+
+void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) {
+  const int64_t n = y.numel();
+  const float* x0 = a.data<float>();
+  const float* x1 = b.data<float>();
+  float* out = y.data<float>();
+  switch (op) {
+    case BinaryOp::Add:
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+      for (int64_t i = 0; i < n; ++i) out[i] = x0[i] + x1[i];
+      break;
+    case BinaryOp::Sub:
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+      for (int64_t i = 0; i < n; ++i) out[i] = x0[i] - x1[i];
+      break;
+    case BinaryOp::Mul:
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+      for (int64_t i = 0; i < n; ++i) out[i] = x0[i] * x1[i];
+      break;
+  }
+}
+
+void CpuBackend::axpby(float alpha, const Tensor& x, float beta, Tensor& y) {
+  const int64_t n = y.numel();
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  if (beta == 0.0f) {  // do not read y: it may hold uninitialised memory (even NaN)
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = alpha * in[i];
+  } else {
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = alpha * in[i] + beta * out[i];
+  }
+}
+
+}  // namespace engine::cpu

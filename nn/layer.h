@@ -1,0 +1,50 @@
+// The Layer interface: Keras-like layers that are built once for an input shape, declare the
+// parameters they need, and receive views into the model's flat parameter buffer.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+
+namespace engine::nn {
+
+enum class Init { GlorotUniform, Zeros };
+
+// One parameter a layer asks for; fan_in/fan_out feed the Glorot limit.
+struct ParamSpec {
+  std::string name;  // "kernel", "bias"
+  Shape shape;
+  Init init;
+  int64_t fan_in = 0;
+  int64_t fan_out = 0;
+};
+
+struct ForwardContext {
+  bool training = false;
+  Generator* dropout_rng = nullptr;  // advanced by every dropout call while training
+  bool skip_activation = false;      // return pre-activation outputs (logits); see Sequential
+};
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+  virtual std::string type() const = 0;  // "Dense", as in Keras' summary
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // Called once with the per-sample input shape (no batch dimension); returns the
+  // per-sample output shape and fixes the parameter shapes.
+  virtual Shape build(const Shape& input_shape) = 0;
+  virtual std::vector<ParamSpec> param_specs() const { return {}; }
+  // Views into the model's parameter buffer, in the order of param_specs().
+  virtual void bind_parameters(const std::vector<Tensor>& params) { (void)params; }
+  virtual Activation activation() const { return Activation::None; }
+  virtual Tensor forward(const Tensor& x, ForwardContext& ctx) = 0;
+
+ private:
+  std::string name_;
+};
+
+}  // namespace engine::nn

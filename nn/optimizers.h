@@ -1,0 +1,45 @@
+// Optimizers over a model's flat parameter buffer: one backend call updates everything.
+#pragma once
+#include <string>
+
+#include "core/tensor.h"
+#include "nn/parameters.h"
+
+namespace engine::nn {
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  virtual std::string name() const = 0;
+  // Applies one update from store.grads to store.values.
+  virtual void step(ParameterStore& store) = 0;
+};
+
+// Plain SGD, or with momentum (Keras: v = momentum v - lr g; p += v). Keras defaults.
+class SGD final : public Optimizer {
+ public:
+  explicit SGD(float learning_rate = 0.01f, float momentum = 0.0f);
+  std::string name() const override { return "SGD"; }
+  void step(ParameterStore& store) override;
+
+ private:
+  float learning_rate_, momentum_;
+  Tensor velocity_;
+};
+
+// Adam with Keras' defaults and update rule (epsilon added to sqrt(v), as Keras 2 does).
+class Adam final : public Optimizer {
+ public:
+  explicit Adam(float learning_rate = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+                float epsilon = 1e-7f);
+  std::string name() const override { return "Adam"; }
+  void step(ParameterStore& store) override;
+  int64_t iterations() const { return iterations_; }
+
+ private:
+  float learning_rate_, beta1_, beta2_, epsilon_;
+  int64_t iterations_ = 0;
+  Tensor m_, v_;
+};
+
+}  // namespace engine::nn

@@ -1,0 +1,64 @@
+// Sequential: a stack of layers with Keras' workflow
+//   Sequential model{flatten(), dense(128, Activation::Relu), dropout(0.2f),
+//                    dense(10, Activation::Softmax)};
+//   model.build({28, 28}, Device::cpu(), seed);
+//   model.compile(std::make_unique<Adam>(), Loss::SparseCategoricalCrossentropy);
+//   model.fit(train, options);  model.evaluate(test);
+#pragma once
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+#include "nn/layer.h"
+#include "nn/optimizers.h"
+#include "nn/parameters.h"
+#include "nn/training.h"
+
+namespace engine::nn {
+
+class Sequential {
+ public:
+  Sequential(std::initializer_list<std::shared_ptr<Layer>> layers);
+  explicit Sequential(std::vector<std::shared_ptr<Layer>> layers);
+
+  // Fixes every shape from the per-sample input shape, allocates the flat parameter and
+  // gradient buffers on `device` and initialises them (Glorot uniform kernels, zero
+  // biases) from `seed`, identically on every device.
+  void build(const Shape& input_shape, Device device, uint64_t seed);
+  bool built() const { return store_.values.defined(); }
+  Device device() const;
+  const Shape& input_shape() const { return input_shape_; }
+  const Shape& output_shape() const { return output_shape_; }
+
+  // The Keras 2 summary table (layer, output shape, parameter count, totals).
+  void summary(std::ostream& out) const;
+  int64_t parameter_count() const { return store_.count(); }
+  ParameterStore& parameters() { return store_; }
+  const ParameterStore& parameters() const { return store_; }
+  const std::vector<std::shared_ptr<Layer>>& layers() const { return layers_; }
+
+  // x: (batch, *input_shape). With `logits`, the last layer's activation is skipped so a
+  // loss can fuse it (softmax + cross-entropy).
+  Tensor forward(const Tensor& x, ForwardContext& ctx, bool logits = false);
+  void zero_grad();
+
+  void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
+  History fit(const Dataset& train, const FitOptions& options);
+  EvalResult evaluate(const Dataset& data, const EvalOptions& options = {});
+  // Outputs of the full model (probabilities for a softmax head), in batches, no grad.
+  Tensor predict(const Tensor& x, int64_t batch_size = 32);
+
+ private:
+  std::vector<std::shared_ptr<Layer>> layers_;
+  std::vector<Shape> output_shapes_;  // per layer, without the batch dimension
+  Shape input_shape_, output_shape_;
+  ParameterStore store_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Loss loss_ = Loss::SparseCategoricalCrossentropy;
+  bool compiled_ = false;
+  Generator dropout_rng_;
+  uint64_t seed_ = 0;
+};
+
+}  // namespace engine::nn

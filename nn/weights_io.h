@@ -1,0 +1,21 @@
+// Saving and loading a model's weights. The format is documented in docs/weights_format.md:
+// a magic string, a version, the named tensors with their shapes, and a CRC-32 of it all.
+#pragma once
+#include <string>
+
+#include "nn/sequential.h"
+
+namespace engine::nn {
+
+constexpr uint32_t WEIGHTS_FORMAT_VERSION = 1;
+
+// Writes every parameter of a built model. The file is written to `path.tmp` and renamed
+// over `path`, so a crash mid-write never leaves a half-written file under the real name.
+void save_weights(const Sequential& model, const std::string& path);
+
+// Loads weights into a built model whose parameter names and shapes match the file.
+// Throws engine::Error naming the file and the problem: missing, truncated, bad magic,
+// newer version, checksum mismatch, or a different model.
+void load_weights(Sequential& model, const std::string& path);
+
+}  // namespace engine::nn
