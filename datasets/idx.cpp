@@ -43,7 +43,8 @@ std::string hex_byte(uint8_t b) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 uint32_t load_be32(const uint8_t* p) {
@@ -219,7 +220,8 @@ void write_idx(const std::string& path, const IdxArray& a) {
     errno = 0;
     gzFile f = gzopen(path.c_str(), "wb");
     ENGINE_CHECK(f != nullptr, where, errno != 0 ? std::strerror(errno) : "out of memory");
-    bool ok = gzwrite(f, header, static_cast<unsigned>(header_size)) == static_cast<int>(header_size);
+    bool ok =
+        gzwrite(f, header, static_cast<unsigned>(header_size)) == static_cast<int>(header_size);
     for (size_t done = 0; ok && done < a.data.size();) {
       const auto step = static_cast<unsigned>(std::min(a.data.size() - done, kChunk));
       ok = gzwrite(f, a.data.data() + done, step) == static_cast<int>(step);

@@ -160,7 +160,8 @@ LabeledImages make_synthetic_images(int64_t count, int64_t rows, int64_t cols, i
   const auto per_image = static_cast<size_t>(rows * cols);
   for (size_t i = 0; i < out.labels.size(); ++i) {
     // Multiply-shift maps the top 32 random bits onto 0..classes-1 without a division.
-    out.labels[i] = static_cast<int32_t>(((rng.next() >> 32) * static_cast<uint64_t>(classes)) >> 32);
+    const uint64_t top = rng.next() >> 32;
+    out.labels[i] = static_cast<int32_t>((top * static_cast<uint64_t>(classes)) >> 32);
     float* image = out.pixels.data() + i * per_image;
     uint64_t bits = 0;
     for (size_t p = 0; p < per_image; ++p) {

@@ -132,7 +132,7 @@ void Sequential::summary(std::ostream& out) const {
     const std::string name = layers_[i]->name() + " (" + layers_[i]->type() + ")";
     std::snprintf(row, sizeof row, " %-27s %-25s %-10s", name.c_str(),
                   keras_shape(output_shapes_[i]).c_str(), std::to_string(count).c_str());
-    out << row << "\n" << std::string(65, ' ') << "\n";  // Keras 2 separates rows so
+    out << row << "\n" << std::string(65, ' ') << "\n";  // Keras 2 puts a blank row after each layer
   }
   out << double_rule << "\n";
   out << "Total params: " << with_commas(parameter_count()) << "\n";

@@ -135,8 +135,8 @@ fetch_mnist() {
       fi
     done
     check_counts "$dir" .gz 60000 10000
-    if [[ $(head -n 1 -- "$dir/SOURCE.txt" 2>/dev/null || true) != "the official MNIST files (MD5 verified)" ]]; then
-      printf '%s\n' "the official MNIST files (MD5 verified)" "" \
+    if [[ $(head -n 1 -- "$dir/SOURCE.txt" 2>/dev/null || true) != "the official MNIST files, MD5 verified" ]]; then
+      printf '%s\n' "the official MNIST files, MD5 verified" "" \
         "The four .gz files in this folder were placed here by a user; scripts/fetch_data.sh" \
         "checked their MD5 sums against the published ones. 60,000 train / 10,000 test." >"$dir/SOURCE.txt"
       say "mnist: wrote $dir/SOURCE.txt"
@@ -193,7 +193,9 @@ fashion_ready=1
 fetch_fashion() {
   local dir=$data_dir/fashion name src dst
   if [[ ! -d $fashion_system_dir ]]; then
-    echo "fetch_data: WARNING: fashion: $fashion_system_dir not found: the Debian package dataset-fashion-mnist is missing (apt-get install dataset-fashion-mnist, then rerun); skipping Fashion-MNIST" >&2
+    echo "fetch_data: WARNING: fashion: $fashion_system_dir not found: the Debian package" \
+      "dataset-fashion-mnist is missing (apt-get install dataset-fashion-mnist, then rerun);" \
+      "skipping Fashion-MNIST" >&2
     fashion_ready=0
     return
   fi

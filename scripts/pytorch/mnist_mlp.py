@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""PyTorch reference for apps/mnist_mlp: the same seed-000 model, data, optimizer and batch.
+
+Reads the IDX files that scripts/fetch_data.sh prepared, keeps the whole set in memory (on
+the GPU for --device cuda) and cuts batches by indexing, which is PyTorch's fastest path;
+so the comparison with our engine measures the training step, not a DataLoader.
+Prints per-epoch seconds and the test accuracy; --json writes them.
+"""
+import argparse
+import gzip
+import json
+import os
+import struct
+import time
+
+import numpy as np
+import torch
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    _, _, dtype, ndim = struct.unpack(">BBBB", data[:4])
+    assert dtype == 0x08, f"{path}: only unsigned-byte IDX files are supported"
+    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def find(folder, stem):
+    for name in (stem, stem + ".gz"):
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    raise SystemExit(f"missing {stem} in {folder}: run scripts/fetch_data.sh")
+
+
+def load(folder, split):
+    x = read_idx(find(folder, f"{split}-images-idx3-ubyte")).astype(np.float32) / 255.0
+    y = read_idx(find(folder, f"{split}-labels-idx1-ubyte")).astype(np.int64)
+    return torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
+
+
+def keras_init(model):
+    # Keras defaults (Glorot uniform kernels, zero biases), as our engine does.
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear):
+            torch.nn.init.xavier_uniform_(m.weight)
+            torch.nn.init.zeros_(m.bias)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--dataset", default="mnist", choices=["mnist", "fashion"])
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--wide", action="store_true")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--json")
+    a = p.parse_args()
+
+    torch.manual_seed(a.seed)
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    dev = torch.device(a.device)
+    folder = os.path.join(a.data_dir, a.dataset)
+    x_train, y_train = (t.to(dev) for t in load(folder, "train"))
+    x_test, y_test = (t.to(dev) for t in load(folder, "t10k"))
+
+    nn = torch.nn
+    if a.wide:
+        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 1000), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(1000, 1000), nn.ReLU(), nn.Dropout(0.2), nn.Linear(1000, 10))
+    else:
+        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 128), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(128, 10))
+    keras_init(model)
+    model.to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7)
+    loss_fn = nn.CrossEntropyLoss()  # softmax + sparse categorical cross-entropy, fused
+
+    n = x_train.shape[0]
+    epoch_seconds = []
+    for epoch in range(a.epochs):
+        model.train()
+        start = time.perf_counter()
+        order = torch.randperm(n, device=dev)
+        total = torch.zeros((), device=dev)
+        for first in range(0, n, a.batch_size):
+            idx = order[first:first + a.batch_size]
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(x_train[idx]), y_train[idx])
+            loss.backward()
+            opt.step()
+            total += loss.detach() * idx.numel()
+        mean_loss = (total / n).item()  # one sync per epoch, like our engine's final line
+        epoch_seconds.append(time.perf_counter() - start)
+        print(f"epoch {epoch + 1}: {epoch_seconds[-1]:.3f} s loss {mean_loss:.4f}", flush=True)
+
+    model.eval()
+    with torch.no_grad():
+        pred = model(x_test).argmax(dim=1)
+        accuracy = (pred == y_test).float().mean().item()
+    print(f"test accuracy {accuracy:.4f}; median epoch {float(np.median(epoch_seconds)):.3f} s "
+          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"framework": f"pytorch {torch.__version__}", "device": a.device,
+                       "threads": torch.get_num_threads(), "dataset": a.dataset, "wide": a.wide,
+                       "epoch_seconds": epoch_seconds, "test_accuracy": accuracy}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
