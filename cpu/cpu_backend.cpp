@@ -18,7 +18,9 @@ constexpr size_t ALIGNMENT = 64;
 CpuBackend::CpuBackend()
     : allocator_("cpu", ALIGNMENT,
                  [](size_t bytes) { return std::aligned_alloc(ALIGNMENT, bytes); },
-                 [](void* ptr) { std::free(ptr); }) {}
+                 [](void* ptr) { std::free(ptr); }) {
+  openblas_set_num_threads(1);  // our OpenMP team parallelises sgemm (cpu/matmul.cpp)
+}
 
 std::string CpuBackend::name() const {
   return "cpu (" + std::to_string(num_threads()) + " threads, " + blas_config() + ")";
@@ -55,8 +57,7 @@ CpuBackend& backend() {
 
 void set_num_threads(int threads) {
   ENGINE_CHECK(threads >= 1, "--threads must be at least 1, got ", threads);
-  omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  omp_set_num_threads(threads);  // OpenBLAS stays single-threaded: see cpu/matmul.cpp
 }
 
 int num_threads() { return omp_get_max_threads(); }

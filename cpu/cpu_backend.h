@@ -60,7 +60,7 @@ class CpuBackend final : public Backend {
 // The process-wide CPU backend.
 CpuBackend& backend();
 
-// --threads N: sets both the OpenMP team size and OpenBLAS' thread count.
+// --threads N: the OpenMP team size, which also splits every sgemm (cpu/matmul.cpp).
 void set_num_threads(int threads);
 int num_threads();
 // OpenBLAS' own description of its build, e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH ... OpenMP".

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/simd.h"
 
 namespace engine::cpu {
 
@@ -25,19 +26,24 @@ void CpuBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity,
   }
 }
 
-void CpuBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                             const AdamStep& s) {
-  const int64_t n = param.numel();
-  float* p = param.data<float>();
-  const float* g = grad.data<float>();
-  float* m1 = m.data<float>();
-  float* m2 = v.data<float>();
+namespace {
+
+ENGINE_VECTOR_CLONES
+void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamStep s) {
 #pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     m1[i] = s.beta1 * m1[i] + (1.0f - s.beta1) * g[i];
     m2[i] = s.beta2 * m2[i] + (1.0f - s.beta2) * g[i] * g[i];
     p[i] -= s.lr_t * m1[i] / (std::sqrt(m2[i]) + s.epsilon);
   }
+}
+
+}  // namespace
+
+void CpuBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                             const AdamStep& s) {
+  adam_loop(param.data<float>(), grad.data<float>(), m.data<float>(), v.data<float>(),
+            param.numel(), s);
 }
 
 }  // namespace engine::cpu

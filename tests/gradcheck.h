@@ -83,8 +83,8 @@ inline std::vector<double> away_from_zero(engine::Generator& rng, size_t n, doub
 }
 
 // Uniform integers in [0, n).
-inline std::vector<int32_t> random_ints(engine::Generator& rng, size_t count_, int32_t n) {
-  std::vector<int32_t> out(count_);
+inline std::vector<int32_t> random_ints(engine::Generator& rng, size_t size, int32_t n) {
+  std::vector<int32_t> out(size);
   for (int32_t& v : out) v = static_cast<int32_t>(rng.below(static_cast<uint64_t>(n)));
   return out;
 }
