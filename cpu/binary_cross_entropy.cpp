@@ -15,7 +15,8 @@ void CpuBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& tar
   const float* prob = p.data<float>();
   const float* t = target.data<float>();
   float* out = loss.data<float>();
-#pragma omp parallel for if (n >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     const float pc = std::fmin(std::fmax(prob[i], EPS), 1.0f - EPS);
     out[i] = -(t[i] * std::log(pc + EPS) + (1.0f - t[i]) * std::log(1.0f - pc + EPS));
@@ -29,7 +30,8 @@ void CpuBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& ta
   const float* t = target.data<float>();
   const float* g = dloss.data<float>();
   float* out = dp.data<float>();
-#pragma omp parallel for if (n >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     const bool clipped = prob[i] < EPS || prob[i] > 1.0f - EPS;
     out[i] = clipped ? 0.0f

@@ -45,7 +45,8 @@ void CpuBackend::fill(Tensor& y, float value) {
     return;
   }
   float* out = y.data<float>();
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN);
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) out[i] = value;
 }
 

@@ -19,7 +19,8 @@ void apply_mask(const float* in, float* out, int64_t n, float rate, uint64_t see
   const auto first_block = static_cast<int64_t>(offset >> 2);
   const auto end_block = static_cast<int64_t>((offset + static_cast<uint64_t>(n) + 3) >> 2);
   const auto base = static_cast<int64_t>(offset);
-#pragma omp parallel for if (n >= PARALLEL_GRAIN / 8) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN / 8);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t block = first_block; block < end_block; ++block) {
     const Philox4x32 r = philox4x32(static_cast<uint64_t>(block), 0, seed);
     for (int64_t w = 0; w < 4; ++w) {

@@ -9,7 +9,8 @@ void CpuBackend::add_bias(const Tensor& x, const Tensor& bias, Tensor& y) {
   const float* in = x.data<float>();
   const float* b = bias.data<float>();
   float* out = y.data<float>();
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
 #pragma omp simd
     for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = in[r * cols + c] + b[c];
@@ -22,7 +23,8 @@ void CpuBackend::sum_rows(const Tensor& dy, Tensor& db) {
   float* out = db.data<float>();
   // Each thread owns a block of columns and walks the rows in order: contiguous loads,
   // and the same summation order whatever the thread count.
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t c0 = 0; c0 < cols; c0 += 64) {
     const int64_t c1 = c0 + 64 < cols ? c0 + 64 : cols;
     for (int64_t c = c0; c < c1; ++c) out[c] = 0.0f;
@@ -38,17 +40,18 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y
   const float* x0 = a.data<float>();
   const float* x1 = b.data<float>();
   float* out = y.data<float>();
+  const int team = team_size(n, PARALLEL_GRAIN);
   switch (op) {
     case BinaryOp::Add:
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
       for (int64_t i = 0; i < n; ++i) out[i] = x0[i] + x1[i];
       break;
     case BinaryOp::Sub:
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
       for (int64_t i = 0; i < n; ++i) out[i] = x0[i] - x1[i];
       break;
     case BinaryOp::Mul:
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
       for (int64_t i = 0; i < n; ++i) out[i] = x0[i] * x1[i];
       break;
   }
@@ -58,11 +61,12 @@ void CpuBackend::axpby(float alpha, const Tensor& x, float beta, Tensor& y) {
   const int64_t n = y.numel();
   const float* in = x.data<float>();
   float* out = y.data<float>();
+  const int team = team_size(n, PARALLEL_GRAIN);
   if (beta == 0.0f) {  // do not read y: it may hold uninitialised memory (even NaN)
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
     for (int64_t i = 0; i < n; ++i) out[i] = alpha * in[i];
   } else {
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
     for (int64_t i = 0; i < n; ++i) out[i] = alpha * in[i] + beta * out[i];
   }
 }

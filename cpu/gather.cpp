@@ -17,7 +17,8 @@ void CpuBackend::gather_rows(const Tensor& x, const Tensor& index, Tensor& y) {
   }
   const char* in = static_cast<const char*>(x.raw_data());
   char* out = static_cast<char*>(y.raw_data());
-#pragma omp parallel for if (static_cast<int64_t>(rows * row_bytes) >= PARALLEL_GRAIN * 16)
+  const int team = team_size(static_cast<int64_t>(rows * row_bytes), PARALLEL_GRAIN * 16);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1)
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(out + static_cast<size_t>(r) * row_bytes,
                 in + static_cast<size_t>(idx[r]) * row_bytes, row_bytes);

@@ -13,13 +13,14 @@ void CpuBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity,
   const int64_t n = param.numel();
   float* p = param.data<float>();
   const float* g = grad.data<float>();
+  const int team = team_size(n, PARALLEL_GRAIN);
   if (momentum == 0.0f) {
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
     for (int64_t i = 0; i < n; ++i) p[i] -= lr * g[i];
     return;
   }
   float* v = velocity.data<float>();
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     v[i] = momentum * v[i] - lr * g[i];
     p[i] += v[i];
@@ -30,7 +31,8 @@ namespace {
 
 ENGINE_VECTOR_CLONES
 void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamStep s) {
-#pragma omp parallel for simd if (n >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN);
+#pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     m1[i] = s.beta1 * m1[i] + (1.0f - s.beta1) * g[i];
     m2[i] = s.beta2 * m2[i] + (1.0f - s.beta2) * g[i] * g[i];

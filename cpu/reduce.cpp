@@ -15,7 +15,8 @@ void CpuBackend::sum(const Tensor& x, Tensor& y, float scale) {
   const float* in = x.data<float>();
   const int64_t chunks = (n + SUM_CHUNK - 1) / SUM_CHUNK;
   std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
-#pragma omp parallel for if (n >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(n, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t end = (c + 1) * SUM_CHUNK < n ? (c + 1) * SUM_CHUNK : n;
     double s = 0.0;

@@ -28,7 +28,8 @@ void CpuBackend::softmax_forward(const Tensor& x, Tensor& y, bool log) {
   const int64_t rows = x.dim(0), cols = x.dim(1);
   const float* in = x.data<float>();
   float* out = y.data<float>();
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = in + r * cols;
     const RowStats s = row_stats(row, cols);
@@ -44,7 +45,8 @@ void CpuBackend::softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx,
   const float* out = y.data<float>();
   const float* g = dy.data<float>();
   float* dg = dx.data<float>();
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const float* yr = out + r * cols;
     const float* gr = g + r * cols;
@@ -72,7 +74,8 @@ void CpuBackend::softmax_cross_entropy_forward(const Tensor& logits, const Tenso
     ENGINE_CHECK(label[r] >= 0 && label[r] < cols, "sparse_softmax_cross_entropy: label ",
                  label[r], " in row ", r, " is outside [0, ", cols, ")");
   }
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = in + r * cols;
     const RowStats s = row_stats(row, cols);
@@ -88,7 +91,8 @@ void CpuBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tenso
   const int32_t* label = labels.data<int32_t>();
   const float* g = dloss.data<float>();
   float* d = dlogits.data<float>();
-#pragma omp parallel for if (rows * cols >= PARALLEL_GRAIN) schedule(static)
+  const int team = team_size(rows * cols, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
       d[r * cols + c] = g[r] * (p[r * cols + c] - (c == label[r] ? 1.0f : 0.0f));
