@@ -1,0 +1,128 @@
+// Weights files: exact round trip, and every kind of bad file refused with a clear message.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "nn/layers.h"
+#include "nn/weights_io.h"
+
+using namespace engine;
+
+namespace {
+
+nn::Sequential small_model(int64_t hidden, uint64_t seed) {
+  nn::Sequential model{nn::flatten(), nn::dense(hidden, Activation::Relu), nn::dropout(0.2f),
+                       nn::dense(3, Activation::Softmax)};
+  model.build({2, 3}, Device::cpu(), seed);
+  return model;
+}
+
+std::string temp_path(const std::string& name) {
+  return "/tmp/engine_test_weights_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The message of the engine::Error that loading `path` into `model` throws ("" if none).
+std::string load_error(nn::Sequential& model, const std::string& path) {
+  try {
+    nn::load_weights(model, path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("save then load round-trips every parameter exactly") {
+  nn::Sequential a = small_model(5, 1);
+  nn::Sequential b = small_model(5, 2);  // different initial weights
+  REQUIRE(a.parameters().values.to_vector() != b.parameters().values.to_vector());
+  const std::string path = temp_path("roundtrip");
+  nn::save_weights(a, path);
+  nn::load_weights(b, path);
+  CHECK(a.parameters().values.to_vector() == b.parameters().values.to_vector());
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad weights files are refused with a message naming the file and the problem") {
+  nn::Sequential model = small_model(5, 1);
+  const std::string good = temp_path("good");
+  nn::save_weights(model, good);
+  const std::vector<char> bytes = read_bytes(good);
+  const std::string bad = temp_path("bad");
+  const std::vector<float> before = model.parameters().values.to_vector();
+
+  SUBCASE("missing file") {
+    CHECK(load_error(model, temp_path("does_not_exist")).find("cannot open") != std::string::npos);
+  }
+  SUBCASE("empty file") {
+    write_bytes(bad, {});
+    CHECK(load_error(model, bad).find("truncated") != std::string::npos);
+  }
+  SUBCASE("truncated file") {
+    write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + bytes.size() / 2));
+    const std::string msg = load_error(model, bad);
+    CHECK(msg.find(bad) != std::string::npos);
+    CHECK((msg.find("truncated") != std::string::npos || msg.find("checksum") != std::string::npos));
+  }
+  SUBCASE("one corrupted byte in the data") {
+    std::vector<char> corrupt = bytes;
+    corrupt[corrupt.size() - 10] ^= 0x40;
+    write_bytes(bad, corrupt);
+    CHECK(load_error(model, bad).find("checksum mismatch") != std::string::npos);
+  }
+  SUBCASE("bad magic") {
+    std::vector<char> corrupt = bytes;
+    corrupt[0] = 'X';
+    write_bytes(bad, corrupt);
+    CHECK(load_error(model, bad).find("bad magic") != std::string::npos);
+  }
+  SUBCASE("a newer format version") {
+    std::vector<char> newer = bytes;
+    newer[8] = static_cast<char>(nn::WEIGHTS_FORMAT_VERSION + 1);  // version: bytes 8..11, LE
+    write_bytes(bad, newer);
+    CHECK(load_error(model, bad).find("newer") != std::string::npos);
+  }
+  SUBCASE("a model with other shapes") {
+    nn::Sequential wider = small_model(7, 1);
+    const std::string msg = load_error(wider, good);
+    CHECK(msg.find("shape") != std::string::npos);
+    CHECK(msg.find("(6, 5)") != std::string::npos);  // the file's kernel shape is named
+  }
+  SUBCASE("a model with other layers") {
+    nn::Sequential other{nn::flatten(), nn::dense(3, Activation::Softmax)};
+    other.build({2, 3}, Device::cpu(), 1);
+    CHECK(load_error(other, good).find("different model") != std::string::npos);
+  }
+  // A refused file leaves the model's weights untouched.
+  CHECK(model.parameters().values.to_vector() == before);
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST_CASE("saving writes through a temporary file and leaves no stray file behind") {
+  nn::Sequential model = small_model(4, 3);
+  const std::string path = temp_path("atomic");
+  nn::save_weights(model, path);
+  CHECK(std::ifstream(path).good());
+  CHECK_FALSE(std::ifstream(path + ".tmp").good());
+  CHECK_THROWS_AS(nn::save_weights(model, "/nonexistent_dir/x.weights"), Error);
+  std::remove(path.c_str());
+}
