@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cpu/cpu_backend.h"
 #include "datasets/mnist.h"
 #include "nn/layers.h"
 #include "nn/sequential.h"
@@ -26,6 +27,9 @@ struct RunResult {
 };
 
 RunResult train_small_mlp(const datasets::DigitsData& data, uint64_t seed) {
+  // One thread: how sgemm is split depends on the thread count, and with it the rounding;
+  // a fixed count makes the result the same on machines with any number of cores.
+  cpu::set_num_threads(1);
   auto to_dataset = [](const datasets::LabeledImages& d) {
     return nn::Dataset{Tensor::from_vector(d.pixels, {d.count, d.rows, d.cols}),
                        Tensor::from_ints(d.labels, {d.count})};
