@@ -13,13 +13,15 @@ cmake --build build-dev -j "$threads" -- -k 0 > "$out/build.log" 2>&1 || grep -E
 echo "== host"; lscpu | grep -E "Model name|^CPU\(s\)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 mlp=./build-dev/apps/mnist_mlp
 step "ours, fashion, 10 epochs, $threads threads" $mlp --cpu --dataset fashion --data-dir "$data" --threads "$threads" --json "$out/ours_fashion_cpu.json"
-for t in 1 4; do
-  step "ours, fashion, 2 epochs, $t threads" $mlp --cpu --dataset fashion --data-dir "$data" --threads $t --epochs 2 --json "$out/ours_fashion_cpu_t$t.json"
+for t in 1 4 8; do
+  step "ours, fashion, 2 epochs, $t threads" $mlp --cpu --dataset fashion --data-dir "$data" --threads $t --epochs 2
 done
-step "ours wide, fashion, 2 epochs, $threads threads" $mlp --cpu --wide --dataset fashion --data-dir "$data" --threads "$threads" --epochs 2 --json "$out/ours_wide_cpu.json"
-for s in 1 2 3; do step "ours mnist 8k seed $s" $mlp --cpu --dataset mnist --data-dir "$data" --seed $s --threads "$threads"; done
+step "ours wide, fashion, 2 epochs, $threads threads" $mlp --cpu --wide --dataset fashion --data-dir "$data" --threads "$threads" --epochs 2
+echo "== ours mnist 8k, seeds 1..10, 1 thread"
+for s in $(seq 1 10); do echo "seed $s $($mlp --cpu --dataset mnist --data-dir "$data" --seed $s --threads 1 | grep 'Test accuracy')"; done
 ref=scripts/pytorch/mnist_mlp.py
 step "pytorch, fashion, 10 epochs, cpu" python3 $ref --data-dir "$data" --dataset fashion --device cpu --threads "$threads" --json "$out/torch_fashion_cpu.json"
-step "pytorch wide, fashion, 2 epochs, cpu" python3 $ref --data-dir "$data" --dataset fashion --device cpu --threads "$threads" --wide --epochs 2 --json "$out/torch_wide_cpu.json"
-step "pytorch, fashion, 2 epochs, cuda" python3 $ref --data-dir "$data" --dataset fashion --device cuda --epochs 2 --json "$out/torch_fashion_cuda.json"
-for s in 1 2 3; do step "pytorch mnist 8k seed $s" python3 $ref --data-dir "$data" --dataset mnist --device cpu --threads "$threads" --seed $s; done
+step "pytorch wide, fashion, 2 epochs, cpu" python3 $ref --data-dir "$data" --dataset fashion --device cpu --threads "$threads" --wide --epochs 2
+step "pytorch, fashion, 2 epochs, cuda" python3 $ref --data-dir "$data" --dataset fashion --device cuda --epochs 2
+echo "== pytorch mnist 8k, seeds 1..10"
+for s in $(seq 1 10); do echo "seed $s $(python3 $ref --data-dir "$data" --dataset mnist --device cpu --threads "$threads" --seed $s | tail -1)"; done
