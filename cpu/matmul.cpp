@@ -88,7 +88,8 @@ void CpuBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool
   int64_t block = (side + blocks - 1) / blocks;
   block = (block + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
   blocks = (side + block - 1) / block;
-#pragma omp parallel for num_threads(static_cast<int>(blocks)) schedule(static, 1)
+  // The whole team enters even when there are fewer blocks than threads (see team_size).
+#pragma omp parallel for num_threads(num_threads()) schedule(static, 1)
   for (int64_t i = 0; i < blocks; ++i) {
     const int64_t lo = i * block, hi = std::min(side, lo + block);
     sgemm(split_rows ? row_block(whole, lo, hi) : column_block(whole, lo, hi));

@@ -7,9 +7,9 @@ data=${1:?data dir}; out=${2:?out dir}
 threads=$(nproc)
 export PYTHONUNBUFFERED=1
 step() { echo "== $1"; shift; timeout 150 "$@" 2>&1 || echo "(step failed or timed out: rc $?)"; }
-cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DENGINE_TEST_DATA_DIR="$PWD/$data" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-dev -j "$threads" -- -k 0 > "$out/build.log" 2>&1 || grep -E "error" -A5 "$out/build.log" | head -40
-(cd build-dev && ENGINE_DATA_DIR="$PWD/../$data" timeout 300 ctest --output-on-failure -j 4 2>&1 | tail -8)
+(cd build-dev && timeout 300 ctest --output-on-failure -j 4 2>&1 | tail -8)
 echo "== host"; lscpu | grep -E "Model name|^CPU\(s\)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 mlp=./build-dev/apps/mnist_mlp
 step "ours, fashion, 10 epochs, $threads threads" $mlp --cpu --dataset fashion --data-dir "$data" --threads "$threads" --json "$out/ours_fashion_cpu.json"
