@@ -17,11 +17,15 @@ for t in 1 4 8; do
   step "ours, fashion, 2 epochs, $t threads" $mlp --cpu --dataset fashion --data-dir "$data" --threads $t --epochs 2
 done
 step "ours wide, fashion, 2 epochs, $threads threads" $mlp --cpu --wide --dataset fashion --data-dir "$data" --threads "$threads" --epochs 2
+if [ "${SEEDS:-0}" = 1 ]; then  # accuracy spread over seeds (slow; SEEDS=1 to run)
 echo "== ours mnist 8k, seeds 1..10, 1 thread"
 for s in $(seq 1 10); do echo "seed $s $($mlp --cpu --dataset mnist --data-dir "$data" --seed $s --threads 1 | grep 'Test accuracy')"; done
+fi
 ref=scripts/pytorch/mnist_mlp.py
 step "pytorch, fashion, 10 epochs, cpu" python3 $ref --data-dir "$data" --dataset fashion --device cpu --threads "$threads" --json "$out/torch_fashion_cpu.json"
 step "pytorch wide, fashion, 2 epochs, cpu" python3 $ref --data-dir "$data" --dataset fashion --device cpu --threads "$threads" --wide --epochs 2
 step "pytorch, fashion, 2 epochs, cuda" python3 $ref --data-dir "$data" --dataset fashion --device cuda --epochs 2
+if [ "${SEEDS:-0}" = 1 ]; then
 echo "== pytorch mnist 8k, seeds 1..10"
 for s in $(seq 1 10); do echo "seed $s $(python3 $ref --data-dir "$data" --dataset mnist --device cpu --threads "$threads" --seed $s | tail -1)"; done
+fi
