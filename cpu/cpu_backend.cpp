@@ -19,7 +19,11 @@ CpuBackend::CpuBackend()
     : allocator_("cpu", ALIGNMENT,
                  [](size_t bytes) { return std::aligned_alloc(ALIGNMENT, bytes); },
                  [](void* ptr) { std::free(ptr); }) {
-  openblas_set_num_threads(1);  // our OpenMP team parallelises sgemm (cpu/matmul.cpp)
+  // Our OpenMP team parallelises sgemm (cpu/matmul.cpp), so OpenBLAS runs on one thread.
+  // In OpenBLAS' OpenMP build this call also sets OpenMP's team size to 1: keep ours.
+  const int threads = omp_get_max_threads();
+  openblas_set_num_threads(1);
+  omp_set_num_threads(threads);
 }
 
 std::string CpuBackend::name() const {
