@@ -1,0 +1,196 @@
+// nn/: summary, initialisation, optimizers against hand-computed Keras updates, fit details
+// (partial batches, steps_per_epoch, determinism), predict, progress formatting.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "nn/layers.h"
+#include "nn/progress.h"
+#include "nn/sequential.h"
+
+using namespace engine;
+
+namespace {
+
+nn::Sequential seed000_model(bool wide) {
+  if (wide) {
+    return nn::Sequential{nn::flatten(), nn::dense(1000, Activation::Relu), nn::dropout(0.2f),
+                          nn::dense(1000, Activation::Relu), nn::dropout(0.2f),
+                          nn::dense(10, Activation::Softmax)};
+  }
+  return nn::Sequential{nn::flatten(), nn::dense(128, Activation::Relu), nn::dropout(0.2f),
+                        nn::dense(10, Activation::Softmax)};
+}
+
+// A small separable problem: class = which half of the features holds the larger sum.
+nn::Dataset toy_data(int64_t n, uint64_t seed) {
+  Generator rng(seed);
+  std::vector<float> x(static_cast<size_t>(n * 6));
+  std::vector<int32_t> y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    float left = 0, right = 0;
+    for (int64_t j = 0; j < 6; ++j) {
+      const float v = rng.uniform();
+      x[static_cast<size_t>(i * 6 + j)] = v;
+      (j < 3 ? left : right) += v;
+    }
+    y[static_cast<size_t>(i)] = left > right ? 1 : 0;
+  }
+  return {Tensor::from_vector(x, {n, 2, 3}), Tensor::from_ints(y, {n})};
+}
+
+}  // namespace
+
+TEST_CASE("summary prints the Keras 2 table with the seed models' parameter counts") {
+  nn::Sequential small = seed000_model(false);
+  small.build({28, 28}, Device::cpu(), 0);
+  std::ostringstream out;
+  small.summary(out);
+  const std::string text = out.str();
+  CHECK(small.parameter_count() == 101770);
+  CHECK(text.find("Total params: 101,770") != std::string::npos);
+  CHECK(text.find(" dense (Dense)               (None, 128)               100480") != std::string::npos);
+  CHECK(text.find(" dense_1 (Dense)             (None, 10)                1290") != std::string::npos);
+  CHECK(text.find("dropout (Dropout)") != std::string::npos);
+  nn::Sequential wide = seed000_model(true);
+  wide.build({28, 28}, Device::cpu(), 0);
+  CHECK(wide.parameter_count() == 1796010);
+}
+
+TEST_CASE("Glorot-uniform kernels within their limit, zero biases, same seed same weights") {
+  nn::Sequential a = seed000_model(false), b = seed000_model(false), c = seed000_model(false);
+  a.build({28, 28}, Device::cpu(), 5);
+  b.build({28, 28}, Device::cpu(), 5);
+  c.build({28, 28}, Device::cpu(), 6);
+  CHECK(a.parameters().values.to_vector() == b.parameters().values.to_vector());
+  CHECK(a.parameters().values.to_vector() != c.parameters().values.to_vector());
+  const auto& params = a.parameters().params;
+  REQUIRE(params.size() == 4);
+  CHECK(params[0].name == "dense/kernel");
+  const std::vector<float> kernel = params[0].value.to_vector();
+  const double limit = std::sqrt(6.0 / (784 + 128));
+  double max_abs = 0, mean = 0;
+  for (float v : kernel) {
+    max_abs = std::max(max_abs, std::fabs(static_cast<double>(v)));
+    mean += v;
+  }
+  mean /= static_cast<double>(kernel.size());
+  CHECK(max_abs <= limit);
+  CHECK(max_abs > 0.99 * limit);        // the draws fill the interval
+  CHECK(std::fabs(mean) < 0.01 * limit);  // and are centred
+  for (float v : params[1].value.to_vector()) CHECK(v == 0.0f);
+}
+
+TEST_CASE("Adam matches Keras' update rule step by step") {
+  nn::ParameterStore store;
+  store.values = Tensor::from_vector({1.0f, -2.0f}, {2});
+  store.grads = Tensor::from_vector({0.5f, -0.25f}, {2});
+  nn::Adam adam;  // lr 1e-3, beta1 0.9, beta2 0.999, eps 1e-7
+  double p[2] = {1.0, -2.0}, m[2] = {0, 0}, v[2] = {0, 0};
+  const double g[2] = {0.5, -0.25};
+  for (int t = 1; t <= 3; ++t) {
+    adam.step(store);
+    const double lr_t = 1e-3 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+    for (int i = 0; i < 2; ++i) {
+      m[i] = 0.9 * m[i] + 0.1 * g[i];
+      v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
+      p[i] -= lr_t * m[i] / (std::sqrt(v[i]) + 1e-7);
+    }
+  }
+  const std::vector<float> got = store.values.to_vector();
+  CHECK(got[0] == doctest::Approx(p[0]).epsilon(1e-6));
+  CHECK(got[1] == doctest::Approx(p[1]).epsilon(1e-6));
+  CHECK(adam.iterations() == 3);
+}
+
+TEST_CASE("SGD: plain and with momentum") {
+  nn::ParameterStore store;
+  store.values = Tensor::from_vector({1.0f}, {1});
+  store.grads = Tensor::from_vector({2.0f}, {1});
+  nn::SGD plain(0.1f);
+  plain.step(store);
+  CHECK(store.values.item() == doctest::Approx(0.8));
+  nn::SGD momentum(0.1f, 0.9f);
+  momentum.step(store);  // v = -0.2, p = 0.6
+  momentum.step(store);  // v = 0.9 * -0.2 - 0.2 = -0.38, p = 0.22
+  CHECK(store.values.item() == doctest::Approx(0.22));
+  CHECK_THROWS_AS(nn::SGD(-1.0f), Error);
+}
+
+TEST_CASE("fit learns a toy problem, handles a partial last batch and steps_per_epoch") {
+  const nn::Dataset train = toy_data(203, 1);  // 203 = 6 batches of 32 + 11
+  nn::Sequential model{nn::flatten(), nn::dense(16, Activation::Tanh), nn::dense(2, Activation::Softmax)};
+  model.build({2, 3}, Device::cpu(), 1);
+  model.compile(std::make_unique<nn::Adam>(0.01f), nn::Loss::SparseCategoricalCrossentropy);
+  std::ostringstream log;
+  nn::FitOptions options;
+  options.epochs = 15;
+  options.out = &log;
+  options.validation = &train;
+  const nn::History history = model.fit(train, options);
+  REQUIRE(history.epochs.size() == 15);
+  CHECK(history.epochs[0].steps == 7);
+  CHECK(history.epochs.back().loss < history.epochs.front().loss);
+  CHECK(history.epochs.back().val_accuracy > 0.9);
+  CHECK(log.str().find("Epoch 15/15") != std::string::npos);
+  CHECK(log.str().find("7/7 [==============================]") != std::string::npos);
+  CHECK(log.str().find("val_accuracy") != std::string::npos);
+
+  options.epochs = 1;
+  options.steps_per_epoch = 3;
+  options.validation = nullptr;
+  CHECK(model.fit(train, options).epochs[0].steps == 3);
+  options.batch_size = 0;
+  CHECK_THROWS_AS(model.fit(train, options), Error);
+}
+
+TEST_CASE("evaluate and predict agree; predict gives probabilities") {
+  const nn::Dataset data = toy_data(50, 2);
+  nn::Sequential model{nn::flatten(), nn::dense(4, Activation::Relu), nn::dense(2, Activation::Softmax)};
+  model.build({2, 3}, Device::cpu(), 3);
+  model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy);
+  const Tensor probs = model.predict(data.x, 7);  // 7 does not divide 50
+  REQUIRE(probs.shape() == Shape{50, 2});
+  const std::vector<float> p = probs.to_vector();
+  const std::vector<int32_t> y = data.y.to_int_vector();
+  int correct = 0;
+  for (int i = 0; i < 50; ++i) {
+    CHECK(p[2 * i] + p[2 * i + 1] == doctest::Approx(1.0).epsilon(1e-6));
+    correct += (p[2 * i + 1] > p[2 * i] ? 1 : 0) == y[i] ? 1 : 0;
+  }
+  const nn::EvalResult result = model.evaluate(data, {16, false, nullptr});
+  CHECK(result.samples == 50);
+  CHECK(result.accuracy == doctest::Approx(correct / 50.0));
+}
+
+TEST_CASE("compile and fit refuse what cannot work") {
+  nn::Sequential model{nn::flatten(), nn::dense(2, Activation::Relu)};
+  CHECK_THROWS_AS(model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy), Error);
+  model.build({2, 3}, Device::cpu(), 0);
+  CHECK_THROWS_AS(model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy), Error);
+  nn::Sequential ok{nn::flatten(), nn::dense(2, Activation::Softmax)};
+  ok.build({2, 3}, Device::cpu(), 0);
+  ok.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy);
+  nn::Dataset bad = toy_data(10, 0);
+  bad.y = Tensor::from_ints(std::vector<int32_t>(9, 0), {9});
+  CHECK_THROWS_AS(ok.fit(bad, {}), Error);
+  nn::ForwardContext ctx;
+  CHECK_THROWS_AS(ok.forward(Tensor::zeros({4, 3, 2}), ctx), Error);  // (3, 2) is not (2, 3)
+}
+
+TEST_CASE("progress formatting follows Keras") {
+  CHECK(nn::ProgressBar::format_duration(3.2) == "3s");
+  CHECK(nn::ProgressBar::format_duration(65) == "1:05");
+  CHECK(nn::ProgressBar::format_duration(3661) == "1:01:01");
+  CHECK(nn::ProgressBar::format_per_step(0.00125) == "1ms/step");
+  CHECK(nn::ProgressBar::format_per_step(0.000201) == "201us/step");
+  CHECK(nn::ProgressBar::format_per_step(2.0) == "2s/step");
+  std::ostringstream out;
+  nn::ProgressBar bar(out, 1875, false);
+  bar.finish({{"loss", 0.29621}, {"accuracy", 0.914}});
+  CHECK(out.str().rfind("1875/1875 [==============================] - 0s ", 0) == 0);
+  CHECK(out.str().find("- loss: 0.2962 - accuracy: 0.9140\n") != std::string::npos);
+}
