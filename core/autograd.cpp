@@ -5,6 +5,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/nvtx.h"
 
 namespace engine {
 namespace {
@@ -101,7 +102,11 @@ void backward(const Tensor& root, const Tensor& seed) {
     if (found == pending.end()) continue;  // no gradient reached this node
     const Tensor grad_output = found->second;
     pending.erase(found);
-    std::vector<Tensor> grads = node->backward(grad_output);
+    std::vector<Tensor> grads;
+    {
+      NvtxRange range(node->name());  // "matmul", "dropout", ... in Nsight's timeline
+      grads = node->backward(grad_output);
+    }
     ENGINE_CHECK(grads.size() == node->inputs().size(), node->name(), " backward returned ",
                  grads.size(), " gradients for ", node->inputs().size(), " inputs");
     for (size_t i = 0; i < grads.size(); ++i) {

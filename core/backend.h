@@ -9,6 +9,8 @@
 // An op `foo` is declared here, implemented in cpu/foo.cpp and kernels/foo.cu.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "core/allocator.h"
 #include "core/device.h"
@@ -19,14 +21,20 @@ namespace engine {
 enum class Activation { None, Relu, Tanh, Sigmoid, Softmax };
 enum class BinaryOp { Add, Sub, Mul };
 
-// Hyper-parameters of one Adam step, with the bias corrections already folded in by the
-// host so a kernel needs no powers: lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t).
-struct AdamStep {
-  float lr_t;
+// Adam's hyper-parameters. The step number t is not here: it is read from a counter on the
+// device (see `step` below), so that a captured CUDA graph replays correct updates.
+struct AdamConfig {
+  float learning_rate;
   float beta1;
   float beta2;
   float epsilon;
 };
+
+// Keras' Adam step size for step t (1-based), in double: lr * sqrt(1 - b2^t) / (1 - b1^t).
+// Every backend folds the bias corrections in with this one function.
+double adam_step_size(const AdamConfig& config, int64_t t);
+
+class StepGraph;
 
 class Backend {
  public:
@@ -41,15 +49,31 @@ class Backend {
   virtual void copy_within(void* dst, const void* src, size_t bytes) = 0;
   virtual void synchronize() = 0;
 
+  // ---- whole-step replay (CUDA graphs) ----------------------------------------------------
+  // Records everything `step` launches, without running it, into a graph that replay() runs
+  // again with the same addresses. Memory that `step` allocates comes from a pool private
+  // to the graph, so nothing outside can reuse it between replays. Returns nullptr where
+  // the backend cannot record (the CPU).
+  virtual std::unique_ptr<StepGraph> capture(const std::function<void()>& step) {
+    (void)step;
+    return nullptr;
+  }
+
   // ---- ops ---------------------------------------------------------------------------
   // y = value, for any dtype (for I32 the value is converted).
   virtual void fill(Tensor& y, float value) = 0;
   // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
   virtual void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
                       Tensor& c, float alpha, float beta) = 0;
-  // y[n, f] = x[n, f] + bias[f]
-  virtual void add_bias(const Tensor& x, const Tensor& bias, Tensor& y) = 0;
-  // db[f] = sum_n dy[n, f]   (the gradient of add_bias w.r.t. bias)
+  // y[n, f] = act(x[n, f] + bias[f]), act None, Relu, Tanh or Sigmoid: a Dense layer's
+  // epilogue in one pass over the output.
+  virtual void bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
+                                       Tensor& y) = 0;
+  // Its backward for act != None, from the forward output y: dx = act'(y) * dy and
+  // dbias[f] = sum_n dx[n, f], in one pass.
+  virtual void bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy,
+                                        Tensor& dx, Tensor& dbias) = 0;
+  // db[f] = sum_n dy[n, f]   (the bias gradient when act is None)
   virtual void sum_rows(const Tensor& dy, Tensor& db) = 0;
   // y = a (op) b, elementwise, same shapes.
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) = 0;
@@ -76,12 +100,15 @@ class Backend {
                                             Tensor& loss) = 0;
   virtual void binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
                                              const Tensor& dloss, Tensor& dp) = 0;
-  // Inverted dropout: element i is kept when uniform(philox(seed, offset + i)) >= rate and
-  // then scaled by 1 / (1 - rate). The mask is recomputed in backward, never stored.
+  // Inverted dropout: element i is kept when uniform(philox(key = seed, counter = (i, s)))
+  // >= rate, s = step[0], and then scaled by 1 / (1 - rate). `step` is an I32 scalar on the
+  // device (the model's count of training steps): reading it there instead of taking a
+  // number from the host is what lets a replayed CUDA graph draw a fresh mask every step.
+  // The mask is recomputed in backward, never stored.
   virtual void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
-                               uint64_t offset) = 0;
+                               const Tensor& step) = 0;
   virtual void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
-                                uint64_t offset) = 0;
+                                const Tensor& step) = 0;
   // y[0] = scale * sum(x); y has one element (stays on the device).
   virtual void sum(const Tensor& x, Tensor& y, float scale) = 0;
   // y[i] = scale * s[0] for all i: the backward of sum/mean, without a host round trip.
@@ -94,9 +121,21 @@ class Backend {
   // SGD with momentum (Keras): v = momentum * v - lr * g; p += v  (v unused when momentum 0).
   virtual void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
                           float momentum) = 0;
-  // Adam (Keras): m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr_t m / (sqrt(v) + eps).
+  // Adam (Keras): m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr_t m / (sqrt(v) + eps),
+  // lr_t = adam_step_size(config, t) with t = step[0] + 1 read on the device.
   virtual void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                           const AdamStep& step) = 0;
+                           const AdamConfig& config, const Tensor& step) = 0;
+  // counter[0] += 1 for an I32 scalar on the device (the step counter above).
+  virtual void increment(Tensor& counter) = 0;
+};
+
+// A recorded training step (Backend::capture); replay() runs it again on the device,
+// asynchronously, with the same addresses.
+class StepGraph {
+ public:
+  virtual ~StepGraph() = default;
+  virtual void replay() = 0;
+  virtual int64_t kernel_count() const = 0;  // kernel launches recorded in one step
 };
 
 // The backend that runs ops for `device`; throws engine::Error if that device cannot be used

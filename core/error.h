@@ -13,6 +13,14 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The device itself cannot do what was asked: no usable GPU, a driver too old, out of device
+// memory, a fault inside a kernel. Apps exit with status 2 on it, like a bad flag: the
+// run cannot go on as asked, and the one line says which of these it was.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 template <typename... Parts>
 std::string concat(const Parts&... parts) {

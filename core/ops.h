@@ -15,6 +15,8 @@ namespace engine {
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 // x (N, F) + bias (F,), broadcast over rows.
 Tensor add_bias(const Tensor& x, const Tensor& bias);
+// act(x + bias) in one pass, act None/Relu/Tanh/Sigmoid: a Dense layer's epilogue.
+Tensor bias_activation(const Tensor& x, const Tensor& bias, Activation act);
 
 // ---- elementwise ------------------------------------------------------------------------
 Tensor add(const Tensor& a, const Tensor& b);
@@ -38,8 +40,14 @@ Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
 Tensor binary_cross_entropy(const Tensor& p, const Tensor& target);
 
 // ---- regularisation ---------------------------------------------------------------------
-// Inverted dropout when training (a fresh mask per call from `rng`), identity otherwise.
-Tensor dropout(const Tensor& x, float rate, bool training, Generator& rng);
+// Where a dropout call's mask comes from: its own seed, and the training step read from an
+// I32 scalar on x's device (backend.h says why it lives there). Same seed and step, same mask.
+struct DropoutStream {
+  uint64_t seed = 0;
+  Tensor step;
+};
+// Inverted dropout when training, identity otherwise.
+Tensor dropout(const Tensor& x, float rate, bool training, const DropoutStream& stream);
 
 // ---- shape and reductions ---------------------------------------------------------------
 Tensor reshape(const Tensor& x, const Shape& shape);  // same data, new shape (a view)

@@ -1,4 +1,4 @@
-// matmul and add_bias: the two halves of a Dense layer.
+// matmul and bias + activation: the two halves of a Dense layer.
 #include "core/autograd.h"
 #include "core/op_checks.h"
 #include "core/ops.h"
@@ -42,18 +42,28 @@ class MatmulNode final : public Node {
   bool transpose_a_, transpose_b_;
 };
 
-class AddBiasNode final : public Node {
+// Keeps the output y (detached) for the activation's derivative. Without an activation
+// the gradient w.r.t. x is dy itself and only the bias needs a pass.
+class BiasActivationNode final : public Node {
  public:
-  AddBiasNode(const Tensor& x, const Tensor& bias) : Node({x, bias}) {}
-  const char* name() const override { return "add_bias"; }
+  BiasActivationNode(const Tensor& x, const Tensor& bias, Activation act, const Tensor& y)
+      : Node({x, bias}), act_(act), y_(y.detach()) {}
+  const char* name() const override { return act_ == Activation::None ? "add_bias" : "bias_activation"; }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor db;
-    if (needs_input_grad(1)) {
-      db = Tensor::empty(inputs()[1].shape(), DType::F32, dy.device());
-      dy.backend().sum_rows(dy, db);
+    if (needs_input_grad(1)) db = Tensor::empty(inputs()[1].shape(), DType::F32, dy.device());
+    if (act_ == Activation::None) {
+      if (db.defined()) dy.backend().sum_rows(dy, db);
+      return {needs_input_grad(0) ? dy : Tensor(), db};
     }
-    return {needs_input_grad(0) ? dy : Tensor(), db};
+    Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
+    dy.backend().bias_activation_backward(act_, y_, dy, dx, db);
+    return {needs_input_grad(0) ? dx : Tensor(), db};
   }
+
+ private:
+  Activation act_;
+  Tensor y_;
 };
 
 }  // namespace
@@ -75,17 +85,23 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   return record(c, std::make_shared<MatmulNode>(a, b, transpose_a, transpose_b));
 }
 
-Tensor add_bias(const Tensor& x, const Tensor& bias) {
-  detail::check_defined_float("add_bias", x, "x");
-  detail::check_defined_float("add_bias", bias, "bias");
-  detail::check_same_device("add_bias", x, bias);
-  detail::check_ndim("add_bias", x, 2, "x");
-  detail::check_ndim("add_bias", bias, 1, "bias");
-  ENGINE_CHECK(bias.dim(0) == x.dim(1), "add_bias: bias of shape ", to_string(bias.shape()),
+Tensor bias_activation(const Tensor& x, const Tensor& bias, Activation act) {
+  const char* name = act == Activation::None ? "add_bias" : "bias_activation";
+  ENGINE_CHECK(act != Activation::Softmax, name, ": softmax is not elementwise (use softmax())");
+  detail::check_defined_float(name, x, "x");
+  detail::check_defined_float(name, bias, "bias");
+  detail::check_same_device(name, x, bias);
+  detail::check_ndim(name, x, 2, "x");
+  detail::check_ndim(name, bias, 1, "bias");
+  ENGINE_CHECK(bias.dim(0) == x.dim(1), name, ": bias of shape ", to_string(bias.shape()),
                " does not match x of shape ", to_string(x.shape()));
   Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
-  x.backend().add_bias(x, bias, y);
-  return record(y, std::make_shared<AddBiasNode>(x, bias));
+  x.backend().bias_activation_forward(act, x, bias, y);
+  return record(y, std::make_shared<BiasActivationNode>(x, bias, act, y));
+}
+
+Tensor add_bias(const Tensor& x, const Tensor& bias) {
+  return bias_activation(x, bias, Activation::None);
 }
 
 }  // namespace engine

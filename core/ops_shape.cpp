@@ -29,20 +29,22 @@ class SumNode final : public Node {
   float factor_;
 };
 
+// Keeps the step counter's handle, not its value: backward runs in the same training step,
+// before the counter moves, and reads the same number on the device.
 class DropoutNode final : public Node {
  public:
-  DropoutNode(const Tensor& x, float rate, uint64_t seed, uint64_t offset)
-      : Node({x}), rate_(rate), seed_(seed), offset_(offset) {}
+  DropoutNode(const Tensor& x, float rate, const DropoutStream& stream)
+      : Node({x}), rate_(rate), stream_(stream) {}
   const char* name() const override { return "dropout"; }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
-    dy.backend().dropout_backward(dy, dx, rate_, seed_, offset_);
+    dy.backend().dropout_backward(dy, dx, rate_, stream_.seed, stream_.step);
     return {dx};
   }
 
  private:
   float rate_;
-  uint64_t seed_, offset_;
+  DropoutStream stream_;
 };
 
 Tensor reduce(const Tensor& x, float factor, const char* name) {
@@ -73,15 +75,17 @@ Tensor mean(const Tensor& x) {
   return reduce(x, 1.0f / static_cast<float>(x.numel()), "mean");
 }
 
-Tensor dropout(const Tensor& x, float rate, bool training, Generator& rng) {
+Tensor dropout(const Tensor& x, float rate, bool training, const DropoutStream& stream) {
   detail::check_defined_float("dropout", x, "x");
   ENGINE_CHECK(rate >= 0.0f && rate < 1.0f, "dropout: rate must be in [0, 1), got ", rate);
   if (!training || rate == 0.0f) return x;
-  // Whole Philox blocks of four numbers per call, so every call starts on a block.
-  const uint64_t offset = rng.reserve((static_cast<uint64_t>(x.numel()) + 3) / 4 * 4);
+  ENGINE_CHECK(stream.step.defined() && stream.step.dtype() == DType::I32 &&
+                   stream.step.numel() == 1,
+               "dropout: the step counter must be an int32 scalar");
+  detail::check_same_device("dropout", x, stream.step);
   Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
-  x.backend().dropout_forward(x, y, rate, rng.key(), offset);
-  return record(y, std::make_shared<DropoutNode>(x, rate, rng.key(), offset));
+  x.backend().dropout_forward(x, y, rate, stream.seed, stream.step);
+  return record(y, std::make_shared<DropoutNode>(x, rate, stream));
 }
 
 Tensor gather_rows(const Tensor& x, const Tensor& index) {

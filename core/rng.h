@@ -51,6 +51,13 @@ ENGINE_HOST_DEVICE float philox_uniform(uint64_t key, uint64_t index) {
   return uniform_from_bits(philox4x32(index >> 2, 0, key).v[index & 3]);
 }
 
+// Dropout's number for element i at training step `step` of the stream `key`: the element
+// picks the Philox block (i / 4) and word (i % 4), the step the high counter word, so every
+// step draws a fresh mask from a number that can live on the device (backend.h).
+ENGINE_HOST_DEVICE float dropout_uniform(uint64_t key, uint32_t step, uint64_t i) {
+  return uniform_from_bits(philox4x32(i >> 2, step, key).v[i & 3]);
+}
+
 // A host-side stream: a key plus a running counter, for initializers, shuffles and for
 // handing each dropout call its own (seed, offset) range.
 class Generator {

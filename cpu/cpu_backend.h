@@ -37,7 +37,10 @@ class CpuBackend final : public Backend {
   void fill(Tensor& y, float value) override;
   void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
               float alpha, float beta) override;
-  void add_bias(const Tensor& x, const Tensor& bias, Tensor& y) override;
+  void bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
+                               Tensor& y) override;
+  void bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx,
+                                Tensor& dbias) override;
   void sum_rows(const Tensor& dy, Tensor& db) override;
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) override;
   void axpby(float alpha, const Tensor& x, float beta, Tensor& y) override;
@@ -53,9 +56,9 @@ class CpuBackend final : public Backend {
   void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
                                      Tensor& dp) override;
   void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
-                       uint64_t offset) override;
+                       const Tensor& step) override;
   void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
-                        uint64_t offset) override;
+                        const Tensor& step) override;
   void sum(const Tensor& x, Tensor& y, float scale) override;
   void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
   void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;
@@ -63,7 +66,8 @@ class CpuBackend final : public Backend {
   void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
                   float momentum) override;
   void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                   const AdamStep& step) override;
+                   const AdamConfig& config, const Tensor& step) override;
+  void increment(Tensor& counter) override;
 
  private:
   CachingAllocator allocator_;

@@ -1,6 +1,6 @@
-// Inverted dropout with a counter-based mask: element i of the call with (seed, offset) is
-// kept when philox_uniform(seed, offset + i) >= rate. Backward recomputes the same mask,
-// so nothing is stored between the passes, and any thread count gives the same mask.
+// Inverted dropout with a counter-based mask: element i of the call with (seed, step s) is
+// kept when dropout_uniform(seed, s, i) >= rate (core/rng.h). Backward recomputes the same
+// mask, so nothing is stored between the passes, and any thread count gives the same mask.
 //
 // Cost: one Philox call (10 rounds of two 32x32->64-bit multiplies) serves four elements,
 // ~20 integer ops per element: compute-bound on the CPU, hence the vector clones.
@@ -13,19 +13,17 @@ namespace {
 
 ENGINE_VECTOR_CLONES
 void apply_mask(const float* in, float* out, int64_t n, float rate, uint64_t seed,
-                uint64_t offset) {
+                uint32_t step) {
   const float keep_scale = 1.0f / (1.0f - rate);
-  // Walk whole Philox blocks (4 numbers each) that cover [offset, offset + n).
-  const auto first_block = static_cast<int64_t>(offset >> 2);
-  const auto end_block = static_cast<int64_t>((offset + static_cast<uint64_t>(n) + 3) >> 2);
-  const auto base = static_cast<int64_t>(offset);
+  // Walk whole Philox blocks: block j holds the numbers of elements 4j .. 4j+3.
+  const int64_t blocks = (n + 3) / 4;
   const int team = team_size(n, PARALLEL_GRAIN / 8);
 #pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
-  for (int64_t block = first_block; block < end_block; ++block) {
-    const Philox4x32 r = philox4x32(static_cast<uint64_t>(block), 0, seed);
+  for (int64_t block = 0; block < blocks; ++block) {
+    const Philox4x32 r = philox4x32(static_cast<uint64_t>(block), step, seed);
     for (int64_t w = 0; w < 4; ++w) {
-      const int64_t i = block * 4 + w - base;
-      if (i < 0 || i >= n) continue;
+      const int64_t i = block * 4 + w;
+      if (i >= n) continue;
       const bool keep = uniform_from_bits(r.v[w]) >= rate;
       out[i] = keep ? in[i] * keep_scale : 0.0f;
     }
@@ -35,14 +33,16 @@ void apply_mask(const float* in, float* out, int64_t n, float rate, uint64_t see
 }  // namespace
 
 void CpuBackend::dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
-                                 uint64_t offset) {
-  apply_mask(x.data<float>(), y.data<float>(), y.numel(), rate, seed, offset);
+                                 const Tensor& step) {
+  apply_mask(x.data<float>(), y.data<float>(), y.numel(), rate, seed,
+             static_cast<uint32_t>(step.data<int32_t>()[0]));
 }
 
 // d(x * mask * scale)/dx = mask * scale: the same transform applied to dy.
 void CpuBackend::dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
-                                  uint64_t offset) {
-  apply_mask(dy.data<float>(), dx.data<float>(), dx.numel(), rate, seed, offset);
+                                  const Tensor& step) {
+  apply_mask(dy.data<float>(), dx.data<float>(), dx.numel(), rate, seed,
+             static_cast<uint32_t>(step.data<int32_t>()[0]));
 }
 
 }  // namespace engine::cpu

@@ -1,10 +1,11 @@
-// Elementwise CPU ops: add_bias and its gradient, binary ops, axpby. All are memory-bound
-// loops; OpenMP splits them only above PARALLEL_GRAIN elements.
+// Elementwise CPU ops: the bias + activation epilogue and its gradient, binary ops, axpby.
+// All are memory-bound loops; OpenMP splits them only above PARALLEL_GRAIN elements.
 #include "cpu/cpu_backend.h"
 
 namespace engine::cpu {
 
-void CpuBackend::add_bias(const Tensor& x, const Tensor& bias, Tensor& y) {
+void CpuBackend::bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
+                                         Tensor& y) {
   const int64_t rows = x.dim(0), cols = x.dim(1);
   const float* in = x.data<float>();
   const float* b = bias.data<float>();
@@ -15,14 +16,15 @@ void CpuBackend::add_bias(const Tensor& x, const Tensor& bias, Tensor& y) {
 #pragma omp simd
     for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = in[r * cols + c] + b[c];
   }
+  // The activation runs over the output while it is still in cache.
+  if (act != Activation::None) activation_forward(act, y, y);
 }
 
-void CpuBackend::sum_rows(const Tensor& dy, Tensor& db) {
-  const int64_t rows = dy.dim(0), cols = dy.dim(1);
-  const float* g = dy.data<float>();
-  float* out = db.data<float>();
-  // Each thread owns a block of columns and walks the rows in order: contiguous loads,
-  // and the same summation order whatever the thread count.
+namespace {
+
+// out[c] = sum_r g[r, c]. Each thread owns a block of columns and walks the rows in order:
+// contiguous loads, and the same summation order whatever the thread count.
+void column_sums(const float* g, int64_t rows, int64_t cols, float* out) {
   const int team = team_size(rows * cols, PARALLEL_GRAIN);
 #pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t c0 = 0; c0 < cols; c0 += 64) {
@@ -33,6 +35,18 @@ void CpuBackend::sum_rows(const Tensor& dy, Tensor& db) {
       for (int64_t c = c0; c < c1; ++c) out[c] += g[r * cols + c];
     }
   }
+}
+
+}  // namespace
+
+void CpuBackend::bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy,
+                                          Tensor& dx, Tensor& dbias) {
+  activation_backward(act, y, dy, dx);
+  if (dbias.defined()) column_sums(dx.data<float>(), dx.dim(0), dx.dim(1), dbias.data<float>());
+}
+
+void CpuBackend::sum_rows(const Tensor& dy, Tensor& db) {
+  column_sums(dy.data<float>(), dy.dim(0), dy.dim(1), db.data<float>());
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) {

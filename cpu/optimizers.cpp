@@ -30,22 +30,26 @@ void CpuBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity,
 namespace {
 
 ENGINE_VECTOR_CLONES
-void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamStep s) {
+void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamConfig s,
+               float lr_t) {
   const int team = team_size(n, PARALLEL_GRAIN);
 #pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     m1[i] = s.beta1 * m1[i] + (1.0f - s.beta1) * g[i];
     m2[i] = s.beta2 * m2[i] + (1.0f - s.beta2) * g[i] * g[i];
-    p[i] -= s.lr_t * m1[i] / (std::sqrt(m2[i]) + s.epsilon);
+    p[i] -= lr_t * m1[i] / (std::sqrt(m2[i]) + s.epsilon);
   }
 }
 
 }  // namespace
 
 void CpuBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                             const AdamStep& s) {
+                             const AdamConfig& config, const Tensor& step) {
+  const int64_t t = static_cast<int64_t>(step.data<int32_t>()[0]) + 1;
   adam_loop(param.data<float>(), grad.data<float>(), m.data<float>(), v.data<float>(),
-            param.numel(), s);
+            param.numel(), config, static_cast<float>(adam_step_size(config, t)));
 }
+
+void CpuBackend::increment(Tensor& counter) { ++counter.data<int32_t>()[0]; }
 
 }  // namespace engine::cpu

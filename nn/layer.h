@@ -23,8 +23,13 @@ struct ParamSpec {
 
 struct ForwardContext {
   bool training = false;
-  Generator* dropout_rng = nullptr;  // advanced by every dropout call while training
-  bool skip_activation = false;      // return pre-activation outputs (logits); see Sequential
+  // Dropout while training: call k of a forward pass draws from seed derive_seed(dropout_seed,
+  // k) at the step held in `step` (an I32 scalar on the model's device), so each layer has
+  // its own stream and each step a fresh mask, without the host handing in new numbers.
+  uint64_t dropout_seed = 0;
+  Tensor step;
+  int dropout_calls = 0;
+  bool skip_activation = false;  // return pre-activation outputs (logits); see Sequential
 };
 
 class Layer {

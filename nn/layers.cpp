@@ -32,8 +32,11 @@ void Dense::bind_parameters(const std::vector<Tensor>& params) {
 
 Tensor Dense::forward(const Tensor& x, ForwardContext& ctx) {
   ENGINE_CHECK(kernel_.defined(), "Dense '", name(), "' used before the model was built");
-  Tensor z = add_bias(matmul(x, kernel_), bias_);
-  return ctx.skip_activation ? z : engine::activation(z, activation_);
+  const Tensor z = matmul(x, kernel_);
+  if (ctx.skip_activation) return add_bias(z, bias_);
+  // Softmax spans a row, so it cannot join the elementwise epilogue.
+  if (activation_ == Activation::Softmax) return engine::softmax(add_bias(z, bias_));
+  return bias_activation(z, bias_, activation_);
 }
 
 Dropout::Dropout(float rate) : rate_(rate) {
@@ -42,8 +45,10 @@ Dropout::Dropout(float rate) : rate_(rate) {
 
 Tensor Dropout::forward(const Tensor& x, ForwardContext& ctx) {
   if (!ctx.training) return x;
-  ENGINE_CHECK(ctx.dropout_rng != nullptr, "Dropout: training without a random stream");
-  return engine::dropout(x, rate_, true, *ctx.dropout_rng);
+  ENGINE_CHECK(ctx.step.defined(), "Dropout: training without a step counter");
+  const DropoutStream stream{derive_seed(ctx.dropout_seed, static_cast<uint64_t>(ctx.dropout_calls++)),
+                             ctx.step};
+  return engine::dropout(x, rate_, true, stream);
 }
 
 std::shared_ptr<Layer> flatten() { return std::make_shared<Flatten>(); }

@@ -1,7 +1,5 @@
 #include "nn/optimizers.h"
 
-#include <cmath>
-
 #include "core/backend.h"
 #include "core/error.h"
 
@@ -24,29 +22,24 @@ SGD::SGD(float learning_rate, float momentum) : learning_rate_(learning_rate), m
                momentum);
 }
 
-void SGD::step(ParameterStore& store) {
+void SGD::step(ParameterStore& store, const Tensor&) {
   if (momentum_ != 0.0f) ensure_state(velocity_, store);
   store.values.backend().sgd_update(store.values, store.grads, velocity_, learning_rate_,
                                     momentum_);
 }
 
 Adam::Adam(float learning_rate, float beta1, float beta2, float epsilon)
-    : learning_rate_(learning_rate), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+    : config_{learning_rate, beta1, beta2, epsilon} {
   ENGINE_CHECK(learning_rate > 0.0f, "Adam: learning rate must be positive, got ", learning_rate);
   ENGINE_CHECK(beta1 >= 0.0f && beta1 < 1.0f && beta2 >= 0.0f && beta2 < 1.0f,
                "Adam: betas must be in [0, 1)");
   ENGINE_CHECK(epsilon > 0.0f, "Adam: epsilon must be positive");
 }
 
-void Adam::step(ParameterStore& store) {
+void Adam::step(ParameterStore& store, const Tensor& step) {
   ensure_state(m_, store);
   ensure_state(v_, store);
-  ++iterations_;
-  // Bias corrections in double on the host, once per step, not per parameter.
-  const double t = static_cast<double>(iterations_);
-  const double correction = std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
-  const AdamStep s{static_cast<float>(learning_rate_ * correction), beta1_, beta2_, epsilon_};
-  store.values.backend().adam_update(store.values, store.grads, m_, v_, s);
+  store.values.backend().adam_update(store.values, store.grads, m_, v_, config_, step);
 }
 
 }  // namespace engine::nn

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "core/backend.h"
 #include "core/tensor.h"
 #include "nn/parameters.h"
 
@@ -11,8 +12,9 @@ class Optimizer {
  public:
   virtual ~Optimizer() = default;
   virtual std::string name() const = 0;
-  // Applies one update from store.grads to store.values.
-  virtual void step(ParameterStore& store) = 0;
+  // Applies one update from store.grads to store.values. `step` is the number of updates
+  // already applied, an I32 scalar on the parameters' device (the caller increments it).
+  virtual void step(ParameterStore& store, const Tensor& step) = 0;
 };
 
 // Plain SGD, or with momentum (Keras: v = momentum v - lr g; p += v). Keras defaults.
@@ -20,7 +22,7 @@ class SGD final : public Optimizer {
  public:
   explicit SGD(float learning_rate = 0.01f, float momentum = 0.0f);
   std::string name() const override { return "SGD"; }
-  void step(ParameterStore& store) override;
+  void step(ParameterStore& store, const Tensor& step) override;
 
  private:
   float learning_rate_, momentum_;
@@ -33,12 +35,10 @@ class Adam final : public Optimizer {
   explicit Adam(float learning_rate = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
                 float epsilon = 1e-7f);
   std::string name() const override { return "Adam"; }
-  void step(ParameterStore& store) override;
-  int64_t iterations() const { return iterations_; }
+  void step(ParameterStore& store, const Tensor& step) override;
 
  private:
-  float learning_rate_, beta1_, beta2_, epsilon_;
-  int64_t iterations_ = 0;
+  AdamConfig config_;
   Tensor m_, v_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "core/autograd.h"
 #include "core/error.h"
+#include "core/nvtx.h"
 #include "core/ops.h"
 
 namespace engine::nn {
@@ -71,7 +72,6 @@ void Sequential::build(const Shape& input_shape, Device device, uint64_t seed) {
   ENGINE_CHECK(!built(), "model already built");
   input_shape_ = input_shape;
   seed_ = seed;
-  dropout_rng_ = Generator(derive_seed(seed, 1));
   Shape shape = input_shape;
   std::vector<std::pair<size_t, ParamSpec>> specs;  // (layer index, spec)
   int64_t total = 0;
@@ -98,6 +98,7 @@ void Sequential::build(const Shape& input_shape, Device device, uint64_t seed) {
   }
   store_.values = Tensor::from_vector(host, {total}, device);
   store_.grads = Tensor::zeros({total}, DType::F32, device);
+  step_ = Tensor::zeros({}, DType::I32, device);
 
   offset = 0;
   std::vector<Tensor> views;
@@ -149,6 +150,7 @@ Tensor Sequential::forward(const Tensor& x, ForwardContext& ctx, bool logits) {
   Tensor h = x;
   for (size_t i = 0; i < layers_.size(); ++i) {
     ctx.skip_activation = logits && i + 1 == layers_.size();
+    NvtxRange range((layers_[i]->type() + ".forward").c_str());  // "Dense.forward"
     h = layers_[i]->forward(h, ctx);
   }
   ctx.skip_activation = false;

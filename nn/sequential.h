@@ -10,12 +10,15 @@
 #include <memory>
 #include <vector>
 
+#include "core/backend.h"
 #include "nn/layer.h"
 #include "nn/optimizers.h"
 #include "nn/parameters.h"
 #include "nn/training.h"
 
 namespace engine::nn {
+
+struct RunningMetrics;  // device-resident loss and accuracy sums (training.cpp)
 
 class Sequential {
  public:
@@ -42,6 +45,9 @@ class Sequential {
   // loss can fuse it (softmax + cross-entropy).
   Tensor forward(const Tensor& x, ForwardContext& ctx, bool logits = false);
   void zero_grad();
+  // Optimizer steps taken so far: an I32 scalar on the model's device, read there by Adam's
+  // bias correction and by dropout's masks (core/backend.h says why it is not a host number).
+  const Tensor& step_counter() const { return step_; }
 
   void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
   History fit(const Dataset& train, const FitOptions& options);
@@ -50,6 +56,10 @@ class Sequential {
   Tensor predict(const Tensor& x, int64_t batch_size = 32);
 
  private:
+  // One training step on the rows `index` of `train`: only device work, so it can be
+  // recorded as a graph (training.cpp).
+  void train_step(const Dataset& train, const Tensor& index, RunningMetrics& running);
+
   std::vector<std::shared_ptr<Layer>> layers_;
   std::vector<Shape> output_shapes_;  // per layer, without the batch dimension
   Shape input_shape_, output_shape_;
@@ -57,7 +67,8 @@ class Sequential {
   std::unique_ptr<Optimizer> optimizer_;
   Loss loss_ = Loss::SparseCategoricalCrossentropy;
   bool compiled_ = false;
-  Generator dropout_rng_;
+  Tensor step_;
+  uint64_t dropout_seed_ = 0;
   uint64_t seed_ = 0;
 };
 

@@ -1,7 +1,9 @@
 // fit / evaluate / predict for Sequential. A training step is:
 //   gather batch (on the device) -> zero grads -> forward -> loss -> backward -> optimizer.
-// Running loss and accuracy are summed on the device and read only when the progress line
-// is redrawn or the epoch ends, so the GPU backend will not synchronise every step.
+// Everything in a step is device work with fixed addresses (the batch's row indices are
+// copied into one index buffer first), so on the GPU the whole step is recorded once as a
+// CUDA graph and replayed for every full batch. Running loss and accuracy are summed on the
+// device and read only when the progress line is redrawn or the epoch ends.
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -9,16 +11,18 @@
 
 #include "core/autograd.h"
 #include "core/error.h"
+#include "core/nvtx.h"
 #include "core/ops.h"
 #include "nn/progress.h"
 #include "nn/sequential.h"
 
 namespace engine::nn {
-namespace {
 
 constexpr double NOT_MEASURED = std::numeric_limits<double>::quiet_NaN();
 
 // Device-resident sums over an epoch: sum of per-sample losses and count of correct rows.
+// A replayed graph writes to the addresses it was recorded with, so fit() keeps one of these
+// for the whole run and resets it each epoch.
 struct RunningMetrics {
   Tensor loss_sum, correct;
   int64_t samples = 0;
@@ -26,12 +30,18 @@ struct RunningMetrics {
   explicit RunningMetrics(Device device)
       : loss_sum(Tensor::zeros({}, DType::F32, device)),
         correct(Tensor::zeros({}, DType::F32, device)) {}
+  void reset() {
+    loss_sum.backend().fill(loss_sum, 0.0f);
+    correct.backend().fill(correct, 0.0f);
+    samples = 0;
+  }
   double loss() const { return samples ? loss_sum.item() / static_cast<double>(samples) : 0.0; }
   double accuracy(bool has_accuracy) const {
     return has_accuracy && samples ? correct.item() / static_cast<double>(samples) : NOT_MEASURED;
   }
 };
 
+namespace {
 void check_dataset(const char* what, const Dataset& data, const Sequential& model, Loss loss) {
   ENGINE_CHECK(data.x.defined() && data.y.defined(), what, ": inputs or labels missing");
   ENGINE_CHECK(data.x.dim(0) == data.y.dim(0), what, ": ", data.x.dim(0), " inputs but ",
@@ -67,7 +77,6 @@ void accumulate(RunningMetrics& m, const Tensor& losses, const Tensor& logits, c
   losses.backend().sum(losses, batch_sum, 1.0f);
   losses.backend().axpby(1.0f, batch_sum, 1.0f, m.loss_sum);
   if (logits.defined()) logits.backend().count_correct(logits, y, m.correct);
-  m.samples += y.dim(0);
 }
 
 Metrics metrics_of(const RunningMetrics& m, bool has_accuracy, const std::string& prefix = "") {
@@ -80,7 +89,34 @@ Tensor batch_index(const std::vector<int32_t>& order, int64_t first, int64_t cou
   return Tensor::from_ints(slice, {count}, device);
 }
 
+
 }  // namespace
+
+void Sequential::train_step(const Dataset& train, const Tensor& index, RunningMetrics& running) {
+  NvtxRange range("train_step");
+  const Tensor x = gather_rows(train.x, index);
+  const Tensor y = gather_rows(train.y, index);
+  zero_grad();
+  ForwardContext ctx;
+  ctx.training = true;
+  ctx.dropout_seed = dropout_seed_;
+  ctx.step = step_;
+  Tensor logits, losses;
+  {
+    NvtxRange forward_range("forward");
+    losses = batch_losses(*this, loss_, x, y, ctx, &logits);
+  }
+  {
+    NvtxRange backward_range("backward");
+    mean(losses).backward();
+  }
+  {
+    NvtxRange optimizer_range("optimizer");
+    optimizer_->step(store_, step_);
+    step_.backend().increment(step_);
+  }
+  accumulate(running, losses.detach(), logits.defined() ? logits.detach() : logits, y);
+}
 
 History Sequential::fit(const Dataset& train, const FitOptions& options) {
   ENGINE_CHECK(compiled_, "fit() needs a compiled model (call compile())");
@@ -92,43 +128,66 @@ History Sequential::fit(const Dataset& train, const FitOptions& options) {
   const int64_t n = train.size();
   ENGINE_CHECK(n >= 1, "training data is empty");
   std::ostream& out = options.out ? *options.out : std::cout;
+  Backend& backend = backend_for(device());
 
-  const int64_t full_steps = (n + options.batch_size - 1) / options.batch_size;
+  const int64_t batch = options.batch_size;
+  const int64_t full_steps = (n + batch - 1) / batch;
   const int64_t steps = options.steps_per_epoch > 0 ? std::min(options.steps_per_epoch, full_steps)
                                                     : full_steps;
   const bool has_accuracy = loss_ == Loss::SparseCategoricalCrossentropy;
-  dropout_rng_ = Generator(derive_seed(options.seed, 1));
+  dropout_seed_ = derive_seed(options.seed, 1);
   Generator shuffle_rng(derive_seed(options.seed, 2));
   std::vector<int32_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
 
+  // The one index buffer every full-batch step reads, so a recorded step stays valid.
+  Tensor step_index = Tensor::empty({std::min(batch, n)}, DType::I32, device());
+  RunningMetrics running(device());
+  std::unique_ptr<StepGraph> graph;
+  int64_t eager_full_steps = 0;
+
   History history;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    NvtxRange epoch_range("epoch");
     if (options.shuffle) {  // Fisher-Yates from the run's own stream: same order every run
       for (int64_t i = n - 1; i > 0; --i) {
         std::swap(order[static_cast<size_t>(i)],
                   order[shuffle_rng.below(static_cast<uint64_t>(i + 1))]);
       }
     }
+    // The epoch's order goes to the device once; each step copies its slice on the device.
+    const Tensor device_order = Tensor::from_ints(order, {n}, device());
     if (options.verbose) out << "Epoch " << epoch << "/" << options.epochs << "\n" << std::flush;
     ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal());
-    RunningMetrics running(device());
-    ForwardContext ctx{true, &dropout_rng_, false};
+    running.reset();
     for (int64_t step = 0; step < steps; ++step) {
-      const int64_t first = step * options.batch_size;
-      const int64_t count = std::min(options.batch_size, n - first);
-      const Tensor index = batch_index(order, first, count, device());
-      const Tensor x = gather_rows(train.x, index);
-      const Tensor y = gather_rows(train.y, index);
-      zero_grad();
-      Tensor logits;
-      const Tensor losses = batch_losses(*this, loss_, x, y, ctx, &logits);
-      mean(losses).backward();
-      optimizer_->step(store_);
-      accumulate(running, losses.detach(), logits.defined() ? logits.detach() : logits, y);
+      const int64_t first = step * batch;
+      const int64_t count = std::min(batch, n - first);
+      if (count == step_index.numel()) {
+        step_index.copy_from(device_order.slice(first, {count}));
+        // The first full step runs op by op (it creates the optimizer's state and fills the
+        // allocator's cache); the second is recorded, and every one after is a replay.
+        if (options.use_graph && !graph && eager_full_steps > 0) {
+          graph = backend.capture([&] { train_step(train, step_index, running); });
+          if (graph) {
+            history.graph_replay = true;
+            history.kernels_per_step = graph->kernel_count();
+          }
+        }
+        if (graph) {
+          NvtxRange range("train_step");
+          graph->replay();
+        } else {
+          train_step(train, step_index, running);
+          ++eager_full_steps;
+        }
+      } else {  // a partial last batch has other shapes than the recorded step
+        train_step(train, device_order.slice(first, {count}), running);
+      }
+      running.samples += count;
       if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
     }
-    backend_for(device()).synchronize();
+    backend.synchronize();
     EpochRecord record;
     record.epoch = epoch;
     record.seconds = bar.elapsed_seconds();
@@ -161,7 +220,7 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
   const bool has_accuracy = loss_ == Loss::SparseCategoricalCrossentropy;
   ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal());
   NoGradGuard no_grad;
-  ForwardContext ctx{false, nullptr, false};
+  ForwardContext ctx;  // inference: no dropout
   RunningMetrics running(device());
   std::vector<int32_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
@@ -174,6 +233,7 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
     Tensor logits;
     const Tensor losses = batch_losses(*this, loss_, x, y, ctx, &logits);
     accumulate(running, losses, logits, y);
+    running.samples += count;
     if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
   }
   EvalResult result{running.loss(), running.accuracy(has_accuracy), n, bar.elapsed_seconds()};
@@ -185,7 +245,7 @@ Tensor Sequential::predict(const Tensor& x, int64_t batch_size) {
   ENGINE_CHECK(built(), "predict() needs a built model");
   ENGINE_CHECK(batch_size >= 1, "batch size must be at least 1, got ", batch_size);
   NoGradGuard no_grad;
-  ForwardContext ctx{false, nullptr, false};
+  ForwardContext ctx;  // inference: no dropout
   const int64_t n = x.dim(0);
   Shape out_shape = output_shape_;
   out_shape.insert(out_shape.begin(), n);

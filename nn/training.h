@@ -32,6 +32,9 @@ struct FitOptions {
   const Dataset* validation = nullptr;
   bool verbose = true;          // Keras-style progress on `out`
   std::ostream* out = nullptr;  // std::cout when null
+  // Record one full-batch training step as a CUDA graph and replay it for every full batch
+  // (where the backend can record; the CPU cannot). A partial last batch runs op by op.
+  bool use_graph = true;
 };
 
 struct EpochRecord {
@@ -47,6 +50,8 @@ struct EpochRecord {
 
 struct History {
   std::vector<EpochRecord> epochs;
+  bool graph_replay = false;      // whether full batches ran as a replayed graph
+  int64_t kernels_per_step = 0;   // kernel launches in the recorded step (0: not recorded)
 };
 
 struct EvalOptions {

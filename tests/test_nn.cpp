@@ -89,10 +89,12 @@ TEST_CASE("Adam matches Keras' update rule step by step") {
   store.values = Tensor::from_vector({1.0f, -2.0f}, {2});
   store.grads = Tensor::from_vector({0.5f, -0.25f}, {2});
   nn::Adam adam;  // lr 1e-3, beta1 0.9, beta2 0.999, eps 1e-7
+  Tensor step = Tensor::zeros({}, DType::I32);
   double p[2] = {1.0, -2.0}, m[2] = {0, 0}, v[2] = {0, 0};
   const double g[2] = {0.5, -0.25};
   for (int t = 1; t <= 3; ++t) {
-    adam.step(store);
+    adam.step(store, step);
+    step.backend().increment(step);
     const double lr_t = 1e-3 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
     for (int i = 0; i < 2; ++i) {
       m[i] = 0.9 * m[i] + 0.1 * g[i];
@@ -103,19 +105,20 @@ TEST_CASE("Adam matches Keras' update rule step by step") {
   const std::vector<float> got = store.values.to_vector();
   CHECK(got[0] == doctest::Approx(p[0]).epsilon(1e-6));
   CHECK(got[1] == doctest::Approx(p[1]).epsilon(1e-6));
-  CHECK(adam.iterations() == 3);
+  CHECK(step.to_int_vector()[0] == 3);
 }
 
 TEST_CASE("SGD: plain and with momentum") {
   nn::ParameterStore store;
   store.values = Tensor::from_vector({1.0f}, {1});
   store.grads = Tensor::from_vector({2.0f}, {1});
+  const Tensor step = Tensor::zeros({}, DType::I32);  // SGD does not read it
   nn::SGD plain(0.1f);
-  plain.step(store);
+  plain.step(store, step);
   CHECK(store.values.item() == doctest::Approx(0.8));
   nn::SGD momentum(0.1f, 0.9f);
-  momentum.step(store);  // v = -0.2, p = 0.6
-  momentum.step(store);  // v = 0.9 * -0.2 - 0.2 = -0.38, p = 0.22
+  momentum.step(store, step);  // v = -0.2, p = 0.6
+  momentum.step(store, step);  // v = 0.9 * -0.2 - 0.2 = -0.38, p = 0.22
   CHECK(store.values.item() == doctest::Approx(0.22));
   CHECK_THROWS_AS(nn::SGD(-1.0f), Error);
 }

@@ -538,10 +538,8 @@ TEST_CASE("dropout (training): kept fraction, scaling, gradient, reproducible ma
     INFO("rate ", rate);
     const double keep_scale = 1.0 / (1.0 - static_cast<double>(rate));
     const Tensor x = from_doubles(xv, shape).set_requires_grad(true);
-    engine::Generator rng(99);
-    rng.set_offset(1000);
-    const Tensor y = engine::dropout(x, rate, true, rng);
-    CHECK(rng.offset() == 1000 + (n + 3) / 4 * 4);  // whole Philox blocks of 4 numbers
+    const engine::DropoutStream stream{99, Tensor::from_ints({1000}, {})};
+    const Tensor y = engine::dropout(x, rate, true, stream);
     const std::vector<float> yv = y.to_vector();
 
     // The mask, recovered from the output; it is the documented Philox rule.
@@ -550,7 +548,7 @@ TEST_CASE("dropout (training): kept fraction, scaling, gradient, reproducible ma
     for (size_t i = 0; i < n; ++i) {
       kept[i] = yv[i] != 0.0f;
       kept_count += kept[i] ? 1 : 0;
-      const bool rule = engine::philox_uniform(99, 1000 + i) >= rate;
+      const bool rule = engine::dropout_uniform(99, 1000, i) >= rate;
       rule_mismatches += rule != kept[i] ? 1 : 0;
       // Kept values are x / (1 - rate): two float roundings (the scale and the product).
       if (kept[i] && std::fabs(static_cast<double>(yv[i]) - xv[i] * keep_scale) >
@@ -576,14 +574,16 @@ TEST_CASE("dropout (training): kept fraction, scaling, gradient, reproducible ma
     }
     CHECK(grad_mismatches == 0);
 
-    // The same seed and offset give the same mask; the advanced generator a different one.
-    engine::Generator again(99);
-    again.set_offset(1000);
-    CHECK(engine::dropout(x, rate, true, again).to_vector() == yv);
-    const std::vector<float> next = engine::dropout(x, rate, true, rng).to_vector();
-    size_t differ = 0;
-    for (size_t i = 0; i < n; ++i) differ += (next[i] != 0.0f) != kept[i] ? 1 : 0;
-    CHECK(differ > n / 10);
+    // The same seed and step give the same mask; the next step, or another seed, a different one.
+    CHECK(engine::dropout(x, rate, true, {99, Tensor::from_ints({1000}, {})}).to_vector() == yv);
+    for (const engine::DropoutStream& other :
+         {engine::DropoutStream{99, Tensor::from_ints({1001}, {})},
+          engine::DropoutStream{100, Tensor::from_ints({1000}, {})}}) {
+      const std::vector<float> next = engine::dropout(x, rate, true, other).to_vector();
+      size_t differ = 0;
+      for (size_t i = 0; i < n; ++i) differ += (next[i] != 0.0f) != kept[i] ? 1 : 0;
+      CHECK(differ > n / 10);
+    }
   }
 }
 
@@ -594,10 +594,10 @@ TEST_CASE("dropout (training): gradcheck against the reference with the recovere
     const std::vector<double> xv = gradcheck::away_from_zero(data, n, 0.1, 2.0);
     const float rate = 0.4f;
     const uint64_t seed = 7;
-    // The engine fn draws a fresh Generator(seed) on every call: the same mask each time.
-    const auto f = [rate, seed](const std::vector<Tensor>& t) {
-      engine::Generator rng(seed);
-      return engine::dropout(t[0], rate, true, rng);
+    // Same seed and step on every call: the same mask each time.
+    const engine::DropoutStream stream{seed, Tensor::from_ints({5}, {})};
+    const auto f = [rate, stream](const std::vector<Tensor>& t) {
+      return engine::dropout(t[0], rate, true, stream);
     };
     const std::vector<float> y = f({from_doubles(xv, shape)}).to_vector();
     std::vector<bool> kept(n);
@@ -628,21 +628,21 @@ TEST_CASE("dropout: identity in eval mode and at rate 0; bad rates are refused")
   for (const bool training : {false, true}) {
     const float rate = training ? 0.0f : 0.5f;
     INFO("training ", training, ", rate ", rate);
-    engine::Generator rng(3);
+    const engine::DropoutStream stream{3, Tensor::from_ints({0}, {})};
     // Identity: the forward and the gradient (w passes through unchanged).
     gradcheck::check(
         std::string("dropout identity ") + (training ? "rate 0" : "eval"),
-        [&rng, rate, training](const std::vector<Tensor>& t) {
-          return engine::dropout(t[0], rate, training, rng);
+        [stream, rate, training](const std::vector<Tensor>& t) {
+          return engine::dropout(t[0], rate, training, stream);
         },
         [](const std::vector<Input>& in) { return in[0].values; },
         {gradcheck::floats({3, 7}, xv)}, Tolerance{0.0, FD_TOL});
-    CHECK(rng.offset() == 0);  // no counters consumed
   }
-  engine::Generator rng(3);
+  const engine::DropoutStream stream{3, Tensor::from_ints({0}, {})};
   const Tensor x = from_doubles(xv, {3, 7});
-  CHECK_THROWS_AS(engine::dropout(x, 1.0f, true, rng), engine::Error);
-  CHECK_THROWS_AS(engine::dropout(x, -0.1f, true, rng), engine::Error);
+  CHECK_THROWS_AS(engine::dropout(x, 1.0f, true, stream), engine::Error);
+  CHECK_THROWS_AS(engine::dropout(x, -0.1f, true, stream), engine::Error);
+  CHECK_THROWS_AS(engine::dropout(x, 0.5f, true, {3, Tensor()}), engine::Error);  // no counter
 }
 
 // ---- shape and reductions ---------------------------------------------------------------------

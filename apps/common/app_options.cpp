@@ -69,6 +69,9 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
   } catch (const UsageError& e) {
     std::cerr << app.get_name() << ": " << e.what() << "\n";
     return 2;
+  } catch (const DeviceError& e) {
+    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << app.get_name() << ": error: " << e.what() << "\n";
     return 1;

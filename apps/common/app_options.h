@@ -42,7 +42,8 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses argv and runs `body`. Flag errors and UsageError print one line and return 2;
+// Parses argv and runs `body`. Flag errors, UsageError and DeviceError (no usable GPU, out of
+// device memory) print one line and return 2;
 // any other engine::Error prints one line and returns 1; --help prints help and returns 0.
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 

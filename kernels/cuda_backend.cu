@@ -1,0 +1,212 @@
+// Memory, copies, graph recording and device discovery for the CUDA backend.
+#include <cstring>
+#include <map>
+#include <vector>
+#include <string>
+
+#include "kernels/cuda_backend.h"
+#include "kernels/launch.h"
+
+namespace engine::cuda {
+namespace {
+
+// 256-byte alignment: what cudaMalloc itself guarantees, so 16-byte vector loads are safe
+// from any tensor's start.
+constexpr size_t ALIGNMENT = 256;
+// Host copies are staged through this much pinned memory: pinned pages let the copy engine
+// read host memory directly (pageable memory is copied twice, through a driver buffer).
+constexpr size_t STAGING_BYTES = size_t{8} << 20;
+
+cudaStream_t g_stream = nullptr;
+
+// A recorded step: the graph, its executable form and the memory pool it owns.
+class CudaStepGraph final : public StepGraph {
+ public:
+  CudaStepGraph(cudaGraph_t graph, cudaGraphExec_t exec, int64_t kernels,
+                std::shared_ptr<CachingAllocator::Pool> pool, CachingAllocator& allocator)
+      : graph_(graph), exec_(exec), kernels_(kernels), pool_(std::move(pool)), allocator_(allocator) {}
+  ~CudaStepGraph() override {
+    // Destructors must not throw: a failure here can only be reported, not handled.
+    cudaStreamSynchronize(g_stream);
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+    allocator_.release_private_pool(pool_);
+  }
+  void replay() override {
+    CHECK_CUDA(cudaGraphLaunch(exec_, g_stream));
+  }
+  int64_t kernel_count() const override { return kernels_; }
+
+ private:
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+  int64_t kernels_;
+  std::shared_ptr<CachingAllocator::Pool> pool_;
+  CachingAllocator& allocator_;
+};
+
+int64_t count_kernel_nodes(cudaGraph_t graph) {
+  size_t n = 0;
+  CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  CHECK_CUDA(cudaGraphGetNodes(graph, nodes.data(), &n));
+  int64_t kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    CHECK_CUDA(cudaGraphNodeGetType(node, &type));
+    kernels += type == cudaGraphNodeTypeKernel ? 1 : 0;
+  }
+  return kernels;
+}
+
+}  // namespace
+
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  const std::string message = detail::concat("CUDA error: ", call, " failed at ", file, ":", line,
+                                             ": ", cudaGetErrorString(status));
+  throw DeviceError(message);
+}
+
+cudaStream_t stream() { return g_stream; }
+
+CudaBackend::CudaBackend(int device_index)
+    : device_index_(device_index),
+      allocator_("cuda:" + std::to_string(device_index), ALIGNMENT,
+                 [](size_t bytes) -> void* {
+                   void* ptr = nullptr;
+                   const cudaError_t status = cudaMalloc(&ptr, bytes);
+                   if (status == cudaErrorMemoryAllocation) {
+                     (void)cudaGetLastError();  // clear it: the allocator reports the failure
+                     return nullptr;
+                   }
+                   CHECK_CUDA(status);
+                   return ptr;
+                 },
+                 [](void* ptr) { cudaFree(ptr); }) {
+  CHECK_CUDA(cudaSetDevice(device_index));
+  CHECK_CUDA(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+  CHECK_CUDA(cudaMallocHost(&staging_, STAGING_BYTES));
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, device_index));
+  int driver = 0;
+  CHECK_CUDA(cudaDriverGetVersion(&driver));
+  name_ = detail::concat(prop.name, " (sm_", prop.major, prop.minor, ", ", prop.multiProcessorCount,
+                         " SMs, ", prop.totalGlobalMem >> 20, " MiB, driver ", driver / 1000, ".",
+                         (driver % 1000) / 10, ")");
+}
+
+CudaBackend::~CudaBackend() {
+  cudaStreamSynchronize(g_stream);
+  allocator_.release_cached();
+  cudaFreeHost(staging_);
+}
+
+std::string CudaBackend::name() const { return name_; }
+
+void CudaBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  for (size_t done = 0; done < bytes; done += STAGING_BYTES) {
+    const size_t chunk = std::min(STAGING_BYTES, bytes - done);
+    // The staging buffer is reused for the next chunk, so wait for this copy to finish.
+    CHECK_CUDA(cudaStreamSynchronize(g_stream));
+    std::memcpy(staging_, static_cast<const char*>(src) + done, chunk);
+    CHECK_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + done, staging_, chunk,
+                               cudaMemcpyHostToDevice, g_stream));
+  }
+  // Return with the copy complete: the caller may free or change `src` at once.
+  CHECK_CUDA(cudaStreamSynchronize(g_stream));
+}
+
+void CudaBackend::copy_to_host(void* dst, const void* src, size_t bytes) {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  for (size_t done = 0; done < bytes; done += STAGING_BYTES) {
+    const size_t chunk = std::min(STAGING_BYTES, bytes - done);
+    CHECK_CUDA(cudaMemcpyAsync(staging_, static_cast<const char*>(src) + done, chunk,
+                               cudaMemcpyDeviceToHost, g_stream));
+    CHECK_CUDA(cudaStreamSynchronize(g_stream));  // the host reads the result now
+    std::memcpy(static_cast<char*>(dst) + done, staging_, chunk);
+  }
+}
+
+void CudaBackend::copy_within(void* dst, const void* src, size_t bytes) {
+  if (bytes) CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream));
+}
+
+void CudaBackend::synchronize() { CHECK_CUDA(cudaStreamSynchronize(g_stream)); }
+
+std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& step) {
+  // Relaxed mode: the allocator may call cudaMalloc while the step is being recorded.
+  std::shared_ptr<CachingAllocator::Pool> pool = allocator_.begin_private_pool();
+  CHECK_CUDA(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeRelaxed));
+  cudaGraph_t graph = nullptr;
+  try {
+    step();
+  } catch (...) {
+    cudaStreamEndCapture(g_stream, &graph);  // leave the stream usable
+    if (graph) cudaGraphDestroy(graph);
+    allocator_.end_private_pool();
+    allocator_.release_private_pool(pool);
+    throw;
+  }
+  const cudaError_t ended = cudaStreamEndCapture(g_stream, &graph);
+  allocator_.end_private_pool();
+  if (ended != cudaSuccess) allocator_.release_private_pool(pool);
+  CHECK_CUDA(ended);
+  cudaGraphExec_t exec = nullptr;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  return std::make_unique<CudaStepGraph>(graph, exec, count_kernel_nodes(graph), std::move(pool),
+                                         allocator_);
+}
+
+namespace {
+
+// Asks the driver once: the answer cannot change while the process runs, and the backend
+// is looked up for every tensor the GPU allocates.
+std::string probe_device(int index) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  std::string why;
+  if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
+    why = "no CUDA device found";
+  } else if (status == cudaErrorInsufficientDriver) {
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);  // 0 when no driver is installed at all
+    why = driver == 0 ? std::string("no NVIDIA driver is installed (no GPU on this machine?)")
+                      : detail::concat("the NVIDIA driver (CUDA ", driver / 1000, ".",
+                                       (driver % 1000) / 10, ") is older than this build's CUDA runtime ",
+                                       runtime / 1000, ".", (runtime % 1000) / 10);
+  } else if (status != cudaSuccess) {
+    why = detail::concat("the CUDA driver cannot be used: ", cudaGetErrorString(status));
+  } else if (index < 0 || index >= count) {
+    why = detail::concat("there is no CUDA device ", index, " (", count, " found)");
+  }
+  (void)cudaGetLastError();  // a failed probe must not poison later calls
+  return why;
+}
+
+}  // namespace
+
+bool device_usable(int index, std::string* why_not) {
+  static std::mutex mutex;
+  static std::map<int, std::string> answers;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = answers.find(index);
+  if (it == answers.end()) it = answers.emplace(index, probe_device(index)).first;
+  if (it->second.empty()) return true;
+  if (why_not) *why_not = it->second;
+  return false;
+}
+
+CudaBackend& backend(int index) {
+  // One backend, for the first device asked for; never destroyed, since tensors in static
+  // storage may outlive any other owner.
+  static CudaBackend* instance = new CudaBackend(index);
+  if (instance->device().index != index) {
+    throw DeviceError(detail::concat("this build drives one GPU per process (cuda:",
+                                     instance->device().index, "), not cuda:", index));
+  }
+  return *instance;
+}
+
+}  // namespace engine::cuda

@@ -1,0 +1,77 @@
+// The CUDA backend: every op of core/backend.h as a hand-written kernel (no cuBLAS, no
+// cuDNN), all launched in order on one stream. Each op family lives in kernels/<op>.cu;
+// this header only declares the class. Memory comes from the caching allocator over
+// cudaMalloc; host copies go through a pinned staging buffer.
+#pragma once
+#include <memory>
+#include <mutex>
+
+#include "core/backend.h"
+
+namespace engine::cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device_index);
+  ~CudaBackend() override;
+  Device device() const override { return Device::cuda(device_index_); }
+  std::string name() const override;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, driver 13.0)"
+
+  CachingAllocator& allocator() override { return allocator_; }
+  void copy_from_host(void* dst, const void* src, size_t bytes) override;
+  void copy_to_host(void* dst, const void* src, size_t bytes) override;
+  void copy_within(void* dst, const void* src, size_t bytes) override;
+  void synchronize() override;
+  std::unique_ptr<StepGraph> capture(const std::function<void()>& step) override;
+
+  void fill(Tensor& y, float value) override;
+  void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
+              float alpha, float beta) override;
+  void bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
+                               Tensor& y) override;
+  void bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx,
+                                Tensor& dbias) override;
+  void sum_rows(const Tensor& dy, Tensor& db) override;
+  void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) override;
+  void axpby(float alpha, const Tensor& x, float beta, Tensor& y) override;
+  void activation_forward(Activation act, const Tensor& x, Tensor& y) override;
+  void activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void softmax_forward(const Tensor& x, Tensor& y, bool log) override;
+  void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) override;
+  void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                     Tensor& loss) override;
+  void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
+                                      const Tensor& dloss, Tensor& dlogits) override;
+  void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) override;
+  void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
+                                     Tensor& dp) override;
+  void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
+                       const Tensor& step) override;
+  void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
+                        const Tensor& step) override;
+  void sum(const Tensor& x, Tensor& y, float scale) override;
+  void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
+  void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;
+  void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) override;
+  void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
+                  float momentum) override;
+  void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                   const AdamConfig& config, const Tensor& step) override;
+  void increment(Tensor& counter) override;
+
+ private:
+  int device_index_;
+  std::string name_;
+  CachingAllocator allocator_;
+  std::mutex staging_mutex_;
+  void* staging_ = nullptr;  // pinned host memory, STAGING_BYTES long
+};
+
+// Whether CUDA device `index` can be used; `why_not` gets a one-line reason when not
+// (no driver, a driver too old for this runtime, no device, no such index).
+bool device_usable(int index, std::string* why_not);
+
+// The backend of device `index`, created on first use.
+CudaBackend& backend(int index);
+
+}  // namespace engine::cuda

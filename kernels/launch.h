@@ -1,0 +1,22 @@
+// What every kernel file needs: the backend's stream and grid-size helpers.
+#pragma once
+#include <cstdint>
+
+#include "kernels/cuda_check.h"
+
+namespace engine::cuda {
+
+// The one stream all of the backend's work runs on, in order. A non-default stream, since
+// the legacy default stream cannot be recorded into a CUDA graph.
+cudaStream_t stream();
+
+// Blocks of `threads` threads covering `n` items, at least one block, capped so that a
+// grid-stride loop finishes the rest (the cap is far above what the seed models need).
+inline unsigned blocks_for(int64_t n, int threads, int64_t max_blocks = 65535) {
+  int64_t blocks = (n + threads - 1) / threads;
+  if (blocks < 1) blocks = 1;
+  if (blocks > max_blocks) blocks = max_blocks;
+  return static_cast<unsigned>(blocks);
+}
+
+}  // namespace engine::cuda
