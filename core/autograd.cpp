@@ -47,14 +47,26 @@ void accumulate_into(Tensor& sum, const Tensor& g) {
 
 void accumulate_leaf(Tensor& leaf, const Tensor& g) {
   Tensor existing = leaf.grad();
-  if (existing.defined()) {
-    existing.backend().axpby(1.0f, g, 1.0f, existing);  // the leaf owns its grad: add in place
-  } else {
+  if (!existing.defined()) {
     leaf.set_grad(g.clone());
+  } else if (leaf.overwrite_grad()) {
+    if (existing.raw_data() != g.raw_data()) existing.copy_from(g);  // else written in place
+    leaf.set_overwrite_grad(false);  // a second contribution adds
+  } else {
+    existing.backend().axpby(1.0f, g, 1.0f, existing);  // the leaf owns its grad: add in place
   }
 }
 
 }  // namespace
+
+Tensor Node::gradient_destination(size_t i) const {
+  const Tensor& input = inputs_[i];
+  if (!needs_input_grad(i) || input.grad_fn() || !input.overwrite_grad()) return Tensor();
+  for (size_t j = 0; j < inputs_.size(); ++j) {  // a leaf used twice here gets two gradients
+    if (j != i && inputs_[j].defined() && inputs_[j].raw_data() == input.raw_data()) return Tensor();
+  }
+  return input.grad();
+}
 
 bool grad_enabled() { return g_grad_enabled; }
 

@@ -26,6 +26,10 @@ class Node {
   virtual std::vector<Tensor> backward(const Tensor& grad_output) = 0;
 
   const std::vector<Tensor>& inputs() const { return inputs_; }
+  // Where the gradient for input i may be written directly: the leaf's own gradient buffer
+  // when it is marked overwrite (see Tensor::set_overwrite_grad), else undefined. A node
+  // that writes there returns that same tensor, and backward() skips the accumulation.
+  Tensor gradient_destination(size_t i) const;
   bool needs_input_grad(size_t i) const {
     return inputs_[i].defined() && inputs_[i].requires_grad();
   }

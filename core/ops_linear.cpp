@@ -22,20 +22,22 @@ class MatmulNode final : public Node {
     if (needs_input_grad(0)) {
       // stored A (M,K): dA = dC B^T   (with op(B) = B or B^T)
       // stored A^T (K,M): dA = B dC^T (i.e. (dC B^T)^T)
-      da = transpose_a_ ? matmul_raw(b, transpose_b_, dc, true, a.shape())
-                        : matmul_raw(dc, false, b, !transpose_b_, a.shape());
+      da = transpose_a_ ? matmul_raw(b, transpose_b_, dc, true, a.shape(), gradient_destination(0))
+                        : matmul_raw(dc, false, b, !transpose_b_, a.shape(), gradient_destination(0));
     }
     if (needs_input_grad(1)) {
       // stored B (K,N): dB = A^T dC ; stored B^T (N,K): dB = dC^T A
-      db = transpose_b_ ? matmul_raw(dc, true, a, transpose_a_, b.shape())
-                        : matmul_raw(a, !transpose_a_, dc, false, b.shape());
+      db = transpose_b_ ? matmul_raw(dc, true, a, transpose_a_, b.shape(), gradient_destination(1))
+                        : matmul_raw(a, !transpose_a_, dc, false, b.shape(), gradient_destination(1));
     }
     return {da, db};
   }
 
  private:
-  static Tensor matmul_raw(const Tensor& x, bool tx, const Tensor& y, bool ty, const Shape& shape) {
-    Tensor out = Tensor::empty(shape, DType::F32, x.device());
+  // Into `out` when given (a parameter's gradient buffer), else into a new tensor.
+  static Tensor matmul_raw(const Tensor& x, bool tx, const Tensor& y, bool ty, const Shape& shape,
+                           Tensor out) {
+    if (!out.defined()) out = Tensor::empty(shape, DType::F32, x.device());
     x.backend().matmul(x, tx, y, ty, out, 1.0f, 0.0f);
     return out;
   }
@@ -51,7 +53,10 @@ class BiasActivationNode final : public Node {
   const char* name() const override { return act_ == Activation::None ? "add_bias" : "bias_activation"; }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor db;
-    if (needs_input_grad(1)) db = Tensor::empty(inputs()[1].shape(), DType::F32, dy.device());
+    if (needs_input_grad(1)) {
+      db = gradient_destination(1);
+      if (!db.defined()) db = Tensor::empty(inputs()[1].shape(), DType::F32, dy.device());
+    }
     if (act_ == Activation::None) {
       if (db.defined()) dy.backend().sum_rows(dy, db);
       return {needs_input_grad(0) ? dy : Tensor(), db};

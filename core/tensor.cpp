@@ -186,6 +186,9 @@ void Tensor::set_grad(const Tensor& grad) {
   impl().grad = std::make_shared<Tensor>(grad);
 }
 
+void Tensor::set_overwrite_grad(bool value) { impl().overwrite_grad = value; }
+bool Tensor::overwrite_grad() const { return impl().overwrite_grad; }
+
 const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl().grad_fn; }
 
 void Tensor::set_grad_fn(std::shared_ptr<Node> node) {

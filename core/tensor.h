@@ -42,6 +42,7 @@ struct TensorImpl {
   DType dtype = DType::F32;
   bool requires_grad = false;
   std::shared_ptr<Tensor> grad;     // accumulated by backward() on leaves
+  bool overwrite_grad = false;      // the next gradient replaces grad instead of adding to it
   std::shared_ptr<Node> grad_fn;    // the op that produced this tensor, if recorded
 };
 
@@ -90,6 +91,11 @@ class Tensor {
   Tensor& set_requires_grad(bool value);
   Tensor grad() const;  // undefined until backward() reaches this leaf
   void set_grad(const Tensor& grad);
+  // Marks the gradient buffer as dead: the next backward() writes this leaf's gradient into
+  // it instead of adding to it, so zeroing costs nothing and the op that produces the
+  // gradient writes it in place (no separate zero fill, no separate add).
+  void set_overwrite_grad(bool value);
+  bool overwrite_grad() const;
   const std::shared_ptr<Node>& grad_fn() const;
   void set_grad_fn(std::shared_ptr<Node> node);
   void backward() const;  // this must hold one element; seeds the gradient with 1

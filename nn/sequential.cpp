@@ -157,7 +157,19 @@ Tensor Sequential::forward(const Tensor& x, ForwardContext& ctx, bool logits) {
   return h;
 }
 
-void Sequential::zero_grad() { store_.grads.backend().fill(store_.grads, 0.0f); }
+// No kernel: each gradient buffer is marked overwrite, and the backward pass writes the new
+// gradients straight into it (a matmul's output, a bias's column sums).
+void Sequential::zero_grad() {
+  for (Parameter& p : store_.params) p.value.set_overwrite_grad(true);
+}
+
+void Sequential::zero_unreached_grads() {
+  for (Parameter& p : store_.params) {
+    if (!p.value.overwrite_grad()) continue;
+    p.grad.backend().fill(p.grad, 0.0f);  // backward never reached it: its gradient is 0
+    p.value.set_overwrite_grad(false);
+  }
+}
 
 void Sequential::compile(std::unique_ptr<Optimizer> optimizer, Loss loss) {
   ENGINE_CHECK(built(), "compile() needs a built model");

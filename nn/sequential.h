@@ -45,6 +45,9 @@ class Sequential {
   // loss can fuse it (softmax + cross-entropy).
   Tensor forward(const Tensor& x, ForwardContext& ctx, bool logits = false);
   void zero_grad();
+  // After backward(): zeroes the gradients that backward did not write (a parameter the
+  // loss does not depend on), which zero_grad() left marked instead of zeroing.
+  void zero_unreached_grads();
   // Optimizer steps taken so far: an I32 scalar on the model's device, read there by Adam's
   // bias correction and by dropout's masks (core/backend.h says why it is not a host number).
   const Tensor& step_counter() const { return step_; }

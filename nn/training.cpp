@@ -109,6 +109,7 @@ void Sequential::train_step(const Dataset& train, const Tensor& index, RunningMe
   {
     NvtxRange backward_range("backward");
     mean(losses).backward();
+    zero_unreached_grads();
   }
   {
     NvtxRange optimizer_range("optimizer");

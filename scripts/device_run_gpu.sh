@@ -33,5 +33,22 @@ echo "== compute-sanitizer memcheck: mnist_mlp --gpu, graph replay, 2 short epoc
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 $mlp --gpu --data-dir "$data" --epochs 2 --steps-per-epoch 40 > "$out/memcheck_mlp.log" 2>&1; echo "rc $?"; tail -3 "$out/memcheck_mlp.log"
 echo "== compute-sanitizer racecheck: GPU parity tests"
 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 build-gpu/tests/test_gpu_parity > "$out/racecheck_parity.log" 2>&1; echo "rc $?"; tail -3 "$out/racecheck_parity.log"
+echo "== ncu: kernels of 2 training steps (op by op, NVTX train_step range)"
+timeout 150 ncu --nvtx --nvtx-include "engine@train_step/" --metrics gpu__time_duration.sum --csv \
+  $mlp --gpu --no-graph --dataset synthetic --epochs 1 --steps-per-epoch 3 > "$out/ncu_steps.csv" 2> "$out/ncu_steps.err"; echo "rc $?"
+python3 - "$out/ncu_steps.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head, body = rows[0], rows[1:]
+k, v = head.index("Kernel Name"), head.index("Metric Value")
+total = 0.0
+for r in body:
+    total += float(r[v].replace(",", ""))
+    print("%-60s %10s ns" % (r[k][:60], r[v]))
+print("kernels: %d, sum of kernel times %.1f us" % (len(body), total / 1000))
+PY
+echo "== ncu: one whole graph replay"
+timeout 150 ncu --nvtx --nvtx-include "engine@train_step/" --graph-profiling graph --metrics gpu__time_duration.sum \
+  $mlp --gpu --dataset synthetic --epochs 1 --steps-per-epoch 4 > "$out/ncu_graph.log" 2>&1; echo "rc $?"; grep -E "gpu__time_duration|==PROF==" "$out/ncu_graph.log" | head -8
 echo "== summary (median us/step)"
 for f in "$out"/ours_*.json; do python3 -c "import json,sys; r=json.load(open('$f')); print('%-28s %8.1f us/step  epochs %s  test acc %.4f  kernels/step %s' % ('$(basename $f)', r['median_step_us'], [round(e['seconds'],3) for e in r['epochs_run']], r['test_accuracy'], r['kernels_per_step']))"; done

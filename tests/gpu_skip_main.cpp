@@ -13,7 +13,6 @@
 int main(int argc, char** argv) {
   std::string why;
   if (!engine::device_available(engine::Device::cuda(), &why)) {
-    std::printf("*** GPU TEST SKIPPED: no GPU: %s ***\n", why.c_str());
     std::fprintf(stderr, "*** GPU TEST SKIPPED: no GPU: %s ***\n", why.c_str());
     return 77;
   }

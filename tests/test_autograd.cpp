@@ -102,3 +102,26 @@ TEST_CASE("a parameter's grad can be a view into a flat buffer, filled in place"
   CHECK(g[3] == doctest::Approx(2.0));
   CHECK(g[4] == 0.0f);
 }
+
+TEST_CASE("an overwrite-marked grad is replaced, written in place by matmul, then added to") {
+  // w (2, 2) with its grad a view into a buffer holding stale values from a previous step.
+  Tensor flat_grads = Tensor::from_vector({9.0f, 9.0f, 9.0f, 9.0f, 7.0f}, {5});
+  Tensor w = leaf({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2});
+  Tensor grad_view = flat_grads.slice(0, {2, 2});
+  w.set_grad(grad_view);
+  const Tensor x = Tensor::from_vector({1.0f, 2.0f}, {1, 2});
+  w.set_overwrite_grad(true);
+  sum(matmul(x, w)).backward();  // d/dw sum(x w) = x^T 1 = [[1, 1], [2, 2]]
+  CHECK(!w.overwrite_grad());
+  CHECK(w.grad().raw_data() == grad_view.raw_data());  // still the same buffer
+  CHECK(flat_grads.to_vector() == std::vector<float>{1.0f, 1.0f, 2.0f, 2.0f, 7.0f});
+  sum(matmul(x, w)).backward();  // not marked: accumulates
+  CHECK(flat_grads.to_vector() == std::vector<float>{2.0f, 2.0f, 4.0f, 4.0f, 7.0f});
+  // A leaf on both sides of one matmul gets both contributions, marked or not:
+  // d/dw sum(w^T w) = w (1 1^T) + w (1 1^T) ... = 2 * row sums of w broadcast.
+  w.set_overwrite_grad(true);
+  sum(matmul(w, w, true, false)).backward();
+  const std::vector<float> g = flat_grads.to_vector();
+  CHECK(g[0] == doctest::Approx(6.0));   // 2 * (1 + 2)
+  CHECK(g[2] == doctest::Approx(14.0));  // 2 * (3 + 4)
+}
