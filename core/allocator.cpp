@@ -27,14 +27,19 @@ size_t CachingAllocator::round_up(size_t bytes) const {
 void* CachingAllocator::allocate(size_t bytes) {
   const size_t size = round_up(bytes);
   std::lock_guard<std::mutex> lock(mutex_);
-  std::multimap<size_t, void*>& free_list = active_pool_ ? active_pool_->free_blocks : free_blocks_;
   void* ptr = nullptr;
-  auto it = free_list.find(size);
-  if (it != free_list.end()) {
+  // A private pool reuses its own blocks first, then takes unused ones from the shared cache.
+  for (std::multimap<size_t, void*>* free_list :
+       {active_pool_ ? &active_pool_->free_blocks : nullptr, &free_blocks_}) {
+    if (free_list == nullptr) continue;
+    auto it = free_list->find(size);
+    if (it == free_list->end()) continue;
     ptr = it->second;
-    free_list.erase(it);
+    free_list->erase(it);
     stats_.cached_bytes -= size;
-  } else {
+    break;
+  }
+  if (ptr == nullptr) {
     ptr = raw_alloc_(size);
     if (ptr == nullptr && !free_blocks_.empty()) {  // give the cache back and try once more
       for (auto& [cached_size, block] : free_blocks_) raw_free_(block);

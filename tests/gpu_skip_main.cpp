@@ -1,4 +1,4 @@
-// doctest's main() for GPU-only test executables (test_gpu_parity). Without a usable GPU it
+// doctest's main() for GPU-only test executables (test_gpu_parity, test_gpu_backend). Without a usable GPU it
 // runs no test and exits 77, which tests/CMakeLists.txt declares as SKIP_RETURN_CODE: ctest
 // then reports the test as "Skipped", never as passed.
 #define DOCTEST_CONFIG_IMPLEMENT
