@@ -1,0 +1,57 @@
+// The ladder's index: every SGEMM version in the order a learner should read them, and the
+// split-K reduction they share. The engine (kernels/matmul.cu) and apps/kernel_bench call
+// versions through this table, so the shipping path and the bench run the same code.
+#include <cstring>
+
+#include "core/error.h"
+#include "kernels/cuda_check.h"
+#include "kernels/matmul/gemm.h"
+
+namespace engine::cuda::matmul {
+
+// Defined one per file, kernels/matmul/v<N>_<name>.cu.
+void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
+
+namespace {
+
+const Version VERSIONS[] = {
+    {"v5_blocktile_2d", "each thread computes a 4 x 4 block of outputs: 16 FMAs per 8 shared loads",
+     false, v5_blocktile_2d},
+};
+
+// C = alpha * sum over slices of partial + beta * C, slices added in order.
+__global__ void split_k_reduce_kernel(const float* __restrict__ partial, int slices, int M, int N,
+                                      float alpha, float beta, float* __restrict__ C, int ldc) {
+  const int64_t mn = int64_t{M} * N;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < mn;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    float s = 0.0f;
+    for (int z = 0; z < slices; ++z) s += partial[z * mn + i];
+    float* c = C + (i / N) * ldc + i % N;
+    *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
+  }
+}
+
+}  // namespace
+
+const Version* versions(int* count) {
+  *count = static_cast<int>(sizeof VERSIONS / sizeof VERSIONS[0]);
+  return VERSIONS;
+}
+
+const Version& version_named(const char* name) {
+  for (const Version& v : VERSIONS) {
+    if (std::strcmp(v.name, name) == 0) return v;
+  }
+  throw Error(detail::concat("no matmul version named '", name, "'"));
+}
+
+void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
+  const int64_t mn = int64_t{g.M} * g.N;
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + 255) / 256, 65535));
+  split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(g.partial, slices, g.M, g.N, g.alpha, g.beta,
+                                                    g.C, g.ldc);
+  CHECK_LAUNCH();
+}
+
+}  // namespace engine::cuda::matmul

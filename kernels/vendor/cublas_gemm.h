@@ -1,0 +1,25 @@
+// cuBLAS SGEMM behind the same problem description as the ladder (kernels/matmul/gemm.h):
+// the yardstick for our kernels in apps/kernel_bench and the matmul of `--device cudnn`.
+// Vendor code lives only in kernels/vendor/: the engine's own GPU backend never calls it.
+#pragma once
+#include <cublas_v2.h>
+
+#include "kernels/matmul/gemm.h"
+
+namespace engine::cuda::vendor {
+
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file,
+                                     int line);
+
+#define CHECK_CUBLAS(call)                                                                 \
+  do {                                                                                     \
+    const cublasStatus_t check_cublas_status_ = (call);                                    \
+    if (check_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                     \
+      ::engine::cuda::vendor::throw_cublas_error(check_cublas_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// C = alpha * op(A) op(B) + beta * C (row-major, g.k_slice must be 0), in FP32, or with
+// TF32 tensor cores when `tf32` is set. Runs on `stream`.
+void cublas_sgemm(const matmul::Gemm& g, bool tf32, cudaStream_t stream);
+
+}  // namespace engine::cuda::vendor
