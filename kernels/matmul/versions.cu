@@ -10,13 +10,17 @@
 namespace engine::cuda::matmul {
 
 // Defined one per file, kernels/matmul/v<N>_<name>.cu.
+// -- v1..v4 --
 void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
+// -- v6.. --
 
 namespace {
 
 const Version VERSIONS[] = {
+    // -- v1..v4 --
     {"v5_blocktile_2d", "each thread computes a 4 x 4 block of outputs: 16 FMAs per 8 shared loads",
      false, v5_blocktile_2d},
+    // -- v6.. --
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.
