@@ -43,6 +43,7 @@ struct GemmSlice {
   float alpha, beta;
 };
 
+#if defined(__CUDACC__)  // device helpers; host code (apps, benches) sees only the types
 __device__ __forceinline__ GemmSlice slice_of(const Gemm& g) {
   if (g.k_slice == 0) return {g.A, g.B, g.C, g.ldc, g.K, g.alpha, g.beta};
   const int k0 = static_cast<int>(blockIdx.z) * g.k_slice;
@@ -69,6 +70,7 @@ __device__ __forceinline__ void store_c(const GemmSlice& s, int m, int n, float 
   float* c = s.C + int64_t{m} * s.ldc + n;
   *c = s.beta == 0.0f ? s.alpha * acc : s.alpha * acc + s.beta * *c;
 }
+#endif
 
 // Calls kernel<TA, TB> for the problem's transpose flags:
 //   dispatch_transposes(g, [&](auto ta, auto tb) { kernel<ta(), tb()><<<...>>>(g); });

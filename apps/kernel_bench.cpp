@@ -1,0 +1,216 @@
+// apps/kernel_bench: every version of the SGEMM ladder (kernels/matmul/) next to cuBLAS, at
+// square sizes and at the shapes the seed models use. Each result is checked against cuBLAS
+// FP32 before it is timed; times are CUDA-event medians after a warm-up, on fresh random
+// data (never zeros). Prints GFLOP/s, % of cuBLAS (FP32 versions against cuBLAS FP32, TF32
+// ones against cuBLAS TF32) and % of the device's measured FP32 peak.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/common/app_options.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_probe.h"
+#include "kernels/launch.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/vendor/cublas_gemm.h"
+
+using namespace engine;
+namespace mm = engine::cuda::matmul;
+
+namespace {
+
+struct Shape3 {
+  std::string label;  // where the shape comes from
+  int M, N, K;
+  bool ta = false, tb = false;
+};
+
+// The seed models' GEMMs (batch 32 and 100), forward and backward, as the engine calls them.
+std::vector<Shape3> seed_shapes() {
+  return {
+      {"mlp fwd 32x784 @ 784x128", 32, 128, 784},
+      {"mlp fwd 32x128 @ 128x10", 32, 10, 128},
+      {"mlp dW1 784x32 @ 32x128", 784, 128, 32, true, false},
+      {"mlp dX2 32x10 @ 10x128", 32, 128, 10, false, true},
+      {"wide fwd 32x1000 @ 1000x1000", 32, 1000, 1000},
+      {"wide dW 1000x32 @ 32x1000", 1000, 1000, 32, true, false},
+      {"cifar dense 100x8192 @ 8192x128", 100, 128, 8192},
+  };
+}
+
+struct Timing {
+  double seconds = 0.0;
+  double error = 0.0;  // ||C - C_cublas|| / ||C_cublas||
+};
+
+std::vector<float> random_values(size_t n, uint64_t seed) {
+  Generator rng(seed);
+  std::vector<float> v(n);
+  for (float& x : v) x = 2.0f * rng.uniform() - 1.0f;
+  return v;
+}
+
+double relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
+  double diff = 0.0, norm = 0.0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = static_cast<double>(got[i]) - ref[i];
+    diff += d * d;
+    norm += static_cast<double>(ref[i]) * ref[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// Median seconds of `launch`, with enough repeats for ~50 ms of work (at least 3, at most 50).
+template <typename Launch>
+double time_median(Launch&& launch) {
+  cudaStream_t s = cuda::stream();
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<double> times;
+  double total = 0.0;
+  while (times.size() < 3 || (total < 0.05 && times.size() < 50)) {
+    CHECK_CUDA(cudaEventRecord(start, s));
+    launch();
+    CHECK_CUDA(cudaEventRecord(stop, s));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1e-3);
+    total += ms * 1e-3;
+  }
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct Row {
+  std::string shape, version;
+  bool tf32;
+  double seconds, gflops, pct_cublas, pct_peak, error;
+  bool ok;
+};
+
+class Bench {
+ public:
+  Bench(double peak_flops, bool include_slow) : peak_(peak_flops), include_slow_(include_slow) {}
+
+  void run_shape(const Shape3& s, std::vector<Row>& rows) {
+    const Device gpu = Device::cuda();
+    const int64_t a_rows = s.ta ? s.K : s.M, a_cols = s.ta ? s.M : s.K;
+    const int64_t b_rows = s.tb ? s.N : s.K, b_cols = s.tb ? s.K : s.N;
+    const Tensor a = Tensor::from_vector(random_values(static_cast<size_t>(a_rows * a_cols), 1), {a_rows, a_cols}, gpu);
+    const Tensor b = Tensor::from_vector(random_values(static_cast<size_t>(b_rows * b_cols), 2), {b_rows, b_cols}, gpu);
+    Tensor c = Tensor::empty({s.M, s.N}, DType::F32, gpu);
+    mm::Gemm g;
+    g.M = s.M; g.N = s.N; g.K = s.K;
+    g.A = a.data<float>(); g.lda = static_cast<int>(a_cols); g.transpose_a = s.ta;
+    g.B = b.data<float>(); g.ldb = static_cast<int>(b_cols); g.transpose_b = s.tb;
+    g.C = c.data<float>(); g.ldc = s.N;
+    const double flops = 2.0 * s.M * s.N * static_cast<double>(s.K);
+
+    cuda::vendor::cublas_sgemm(g, false, cuda::stream());
+    const std::vector<float> reference = c.to_vector();
+    double cublas_seconds[2];
+    for (int tf32 = 0; tf32 < 2; ++tf32) {
+      cublas_seconds[tf32] = time_median([&] { cuda::vendor::cublas_sgemm(g, tf32 == 1, cuda::stream()); });
+      const double err = relative_error(c.to_vector(), reference);
+      rows.push_back({s.label, tf32 ? "cublas_tf32" : "cublas_fp32", tf32 == 1, cublas_seconds[tf32],
+                      flops / cublas_seconds[tf32] * 1e-9, 100.0, 100.0 * flops / cublas_seconds[tf32] / peak_,
+                      err, true});
+    }
+    // The engine's own path (best version + split-K + the dot path), as training calls it.
+    {
+      Backend& backend = backend_for(gpu);
+      const double t = time_median([&] { backend.matmul(a, s.ta, b, s.tb, c, 1.0f, 0.0f); });
+      const double err = relative_error(c.to_vector(), reference);
+      rows.push_back({s.label, "engine", false, t, flops / t * 1e-9, 100.0 * cublas_seconds[0] / t,
+                      100.0 * flops / t / peak_, err, err < 1e-5});
+    }
+    int count = 0;
+    const mm::Version* versions = mm::versions(&count);
+    for (int i = 0; i < count; ++i) {
+      const mm::Version& v = versions[i];
+      // The first rungs take seconds at 4096^3 and beyond: skip them there unless asked.
+      const bool slow = std::string(v.name) < "v3" && flops > 2.0 * 2048.0 * 2048.0 * 2048.0;
+      if (slow && !include_slow_) continue;
+      CHECK_CUDA(cudaMemsetAsync(g.C, 0xff, sizeof(float) * static_cast<size_t>(s.M) * s.N, cuda::stream()));  // NaN
+      v.launch(g, cuda::stream());
+      const double err = relative_error(c.to_vector(), reference);
+      const double t = time_median([&] { v.launch(g, cuda::stream()); });
+      const double base = cublas_seconds[v.tf32 ? 1 : 0];
+      // FP32 lands far under 1e-5 relative; TF32 (10-bit mantissa) near 3e-4.
+      const bool ok = err < (v.tf32 ? 5e-3 : 1e-5);
+      rows.push_back({s.label, v.name, v.tf32, t, flops / t * 1e-9, 100.0 * base / t,
+                      100.0 * flops / t / peak_, err, ok});
+    }
+  }
+
+ private:
+  double peak_;
+  bool include_slow_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes", "kernel_bench"};
+  std::vector<int> sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
+  std::string csv_path, log_level = "warn";
+  bool no_seed_shapes = false, include_slow = false;
+  app.add_option("--sizes", sizes, "square sizes M = N = K")->check(CLI::Range(1, 16384));
+  app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
+  app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
+  app.add_option("--csv", csv_path, "also write the table as CSV here");
+  return apps::run_app(app, argc, argv, [&]() {
+    std::string why;
+    if (!device_available(Device::cuda(), &why)) throw apps::UsageError("cannot use the GPU: " + why);
+    Backend& backend = backend_for(Device::cuda());
+    const cuda::DevicePeaks peaks = cuda::measure_device_peaks(cuda::stream());
+    std::printf("Device: %s\nMeasured peaks: FP32 FMA %.1f TFLOP/s, device copy %.0f GB/s (read + write)\n",
+                backend.name().c_str(), peaks.fp32_flops * 1e-12, peaks.copy_bytes_per_s * 1e-9);
+    std::vector<Shape3> shapes;
+    for (int n : sizes) shapes.push_back({std::to_string(n) + "^3", n, n, n});
+    if (!no_seed_shapes) {
+      for (const Shape3& s : seed_shapes()) shapes.push_back(s);
+    }
+    Bench bench(peaks.fp32_flops, include_slow);
+    std::vector<Row> rows;
+    std::printf("%-32s %-20s %10s %10s %9s %8s %9s %s\n", "shape", "version", "us", "GFLOP/s",
+                "%cuBLAS", "%peak", "rel.err", "check");
+    for (const Shape3& s : shapes) {
+      const size_t first = rows.size();
+      bench.run_shape(s, rows);
+      for (size_t i = first; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        std::printf("%-32s %-20s %10.1f %10.0f %8.1f%% %7.1f%% %9.1e %s\n", r.shape.c_str(),
+                    r.version.c_str(), r.seconds * 1e6, r.gflops, r.pct_cublas, r.pct_peak, r.error,
+                    r.ok ? "ok" : "WRONG");
+      }
+      std::fflush(stdout);
+    }
+    if (!csv_path.empty()) {
+      std::ofstream csv(csv_path);
+      ENGINE_CHECK(csv.good(), csv_path, ": cannot open for writing");
+      csv << "shape,version,tf32,microseconds,gflops,pct_cublas,pct_peak,rel_error,ok\n";
+      for (const Row& r : rows) {
+        csv << '"' << r.shape << "\"," << r.version << ',' << r.tf32 << ',' << r.seconds * 1e6 << ','
+            << r.gflops << ',' << r.pct_cublas << ',' << r.pct_peak << ',' << r.error << ','
+            << r.ok << "\n";
+      }
+      std::printf("Wrote %s\n", csv_path.c_str());
+    }
+    const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
+    if (!all_ok) std::printf("SOME RESULTS ARE WRONG (see the check column)\n");
+    return all_ok ? 0 : 1;
+  });
+}

@@ -1,0 +1,17 @@
+// Measured, not assumed: the device's FP32 FMA rate and its device-to-device copy bandwidth,
+// the two ceilings every kernel's "% of peak" is divided by (METHOD.md: measure the ceilings
+// once on the machine, use those).
+#pragma once
+#include <cuda_runtime.h>
+
+namespace engine::cuda {
+
+struct DevicePeaks {
+  double fp32_flops = 0.0;       // FLOP/s of independent FMA chains on every SM
+  double copy_bytes_per_s = 0.0;  // bytes read + written per second by a large cudaMemcpy
+};
+
+// Runs the two probes on `stream` (~100 ms in all) and returns their medians.
+DevicePeaks measure_device_peaks(cudaStream_t stream);
+
+}  // namespace engine::cuda
