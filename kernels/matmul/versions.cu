@@ -11,6 +11,10 @@ namespace engine::cuda::matmul {
 
 // Defined one per file, kernels/matmul/v<N>_<name>.cu.
 // -- v1..v4 --
+void v1_naive(const Gemm& g, cudaStream_t stream);
+void v2_coalesced(const Gemm& g, cudaStream_t stream);
+void v3_smem_tiling(const Gemm& g, cudaStream_t stream);
+void v4_blocktile_1d(const Gemm& g, cudaStream_t stream);
 void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
 // -- v6.. --
 
@@ -18,6 +22,14 @@ namespace {
 
 const Version VERSIONS[] = {
     // -- v1..v4 --
+    {"v1_naive", "one thread per output, threadIdx.x -> row: A loads and C stores strided",
+     false, v1_naive},
+    {"v2_coalesced", "threadIdx.x -> column: B loads and C stores coalesce, A is broadcast",
+     false, v2_coalesced},
+    {"v3_smem_tiling", "32 x 32 tiles staged in shared memory: each global load serves 32 threads",
+     false, v3_smem_tiling},
+    {"v4_blocktile_1d", "each thread computes a column of 8 outputs: 8 FMAs per 9 shared loads",
+     false, v4_blocktile_1d},
     {"v5_blocktile_2d", "each thread computes a 4 x 4 block of outputs: 16 FMAs per 8 shared loads",
      false, v5_blocktile_2d},
     // -- v6.. --
