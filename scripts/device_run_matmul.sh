@@ -14,7 +14,10 @@ export ENGINE_DATA_DIR="$PWD/$data"
 for t in test_matmul_ladder test_gpu_backend test_gpu_dot; do
   [ -x build-gpu/tests/$t ] || continue
   echo "== compute-sanitizer memcheck: $t"
-  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/$t > "$out/memcheck_$t.log" 2>&1
+  # The out-of-memory test fails a cudaMalloc on purpose, which memcheck reports as an API
+  # error: it is left out here (it runs in ctest above).
+  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/$t \
+    --test-case-exclude="*more device memory*" > "$out/memcheck_$t.log" 2>&1
   echo "rc $?"; tail -n 2 "$out/memcheck_$t.log"
 done
 [ "$mode" = quick ] && exit 0
