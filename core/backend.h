@@ -109,6 +109,12 @@ class Backend {
                                const Tensor& step) = 0;
   virtual void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
                                 const Tensor& step) = 0;
+  // y[i] = mean + stddev * z_i, z_i standard normal: Box-Muller on the Philox stream `seed`,
+  // element i from counter block i / 4 (the rule and its bounds: core/rng.h, box_muller4).
+  // Both backends compute the same numbers up to the rounding of their logf, sinf and cosf,
+  // whatever the thread count or grid. Independent streams need different seeds
+  // (derive_seed): the words are those of philox_uniform(seed, i).
+  virtual void random_normal(Tensor& y, float mean, float stddev, uint64_t seed) = 0;
   // y[0] = scale * sum(x); y has one element (stays on the device).
   virtual void sum(const Tensor& x, Tensor& y, float scale) = 0;
   // y[i] = scale * s[0] for all i: the backward of sum/mean, without a host round trip.

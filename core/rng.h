@@ -3,6 +3,8 @@
 // is the same whatever thread or GPU block computes it, and nothing per element is stored.
 // The same header compiles for the host and for CUDA kernels.
 #pragma once
+#include <math.h>  // logf, sqrtf, sinf, cosf: the same names in host and device code
+
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -56,6 +58,63 @@ ENGINE_HOST_DEVICE float philox_uniform(uint64_t key, uint64_t index) {
 // step draws a fresh mask from a number that can live on the device (backend.h).
 ENGINE_HOST_DEVICE float dropout_uniform(uint64_t key, uint32_t step, uint64_t i) {
   return uniform_from_bits(philox4x32(i >> 2, step, key).v[i & 3]);
+}
+
+// ---- normal numbers (Backend::random_normal) ---------------------------------------------
+// The rule, identical on the CPU and the GPU: element i of random_normal(seed) comes from
+// Philox block j = i / 4 with key = seed and counter = (j, 0) (the same words as
+// philox_uniform(seed, i)). The block's four words make two Box-Muller pairs, words (0, 1)
+// for elements 4j, 4j+1 and words (2, 3) for 4j+2, 4j+3:
+//   u1 = w0 * 2^-32 + 2^-33  in (0, 1]  (never 0, so the log is finite)
+//   u2 = w1 * 2^-32          in [0, 1]
+//   r = sqrt(-2 ln u1), theta = 2 pi u2;  z(4j) = r cos theta,  z(4j+1) = r sin theta
+// and y = mean + stddev * z. Every step is one IEEE-rounded float operation (the 2^-32
+// product is exact), so the backends differ only where their logf, sinf and cosf round
+// differently: a few ulp. |z| <= sqrt(2 * 33 ln 2) = 6.8 (u1 >= 2^-33), so the tails are
+// cut beyond 6.8 sigma, where a normal has 1e-11 of its mass: 1e-3 numbers in 10^8.
+
+// The uniforms u1 in (0, 1] and u2 in [0, 1] of the rule above (a word near 2^32 rounds to
+// 2^32 as a float, hence the closed ends). uint32 -> float rounds to nearest on both
+// backends; the product by a power of two is exact, so an FMA contraction cannot change u1.
+ENGINE_HOST_DEVICE float box_muller_u1(uint32_t bits) {
+  return static_cast<float>(bits) * 2.3283064365386963e-10f + 1.1641532182693481e-10f;
+}
+ENGINE_HOST_DEVICE float box_muller_u2(uint32_t bits) {
+  return static_cast<float>(bits) * 2.3283064365386963e-10f;
+}
+
+struct Normal4 {
+  float z[4];
+};
+
+// Four standard normal numbers from one Philox block (the rule above).
+ENGINE_HOST_DEVICE Normal4 box_muller4(const Philox4x32& r) {
+  constexpr float TWO_PI = 6.2831853071795865f;
+  Normal4 out{};
+  for (int pair = 0; pair < 2; ++pair) {
+    const float radius = sqrtf(-2.0f * logf(box_muller_u1(r.v[2 * pair])));
+    const float theta = TWO_PI * box_muller_u2(r.v[2 * pair + 1]);
+    float s, c;
+#if defined(__CUDA_ARCH__)
+    sincosf(theta, &s, &c);  // one range reduction for both (same results as sinf, cosf)
+#else
+    s = sinf(theta);  // GCC merges these into one sincosf call
+    c = cosf(theta);
+#endif
+    out.z[2 * pair] = radius * c;
+    out.z[2 * pair + 1] = radius * s;
+  }
+  return out;
+}
+
+// y = mean + stddev * z, rounded twice (multiply, then add) on both backends: nvcc would
+// otherwise fuse it into one FMA, rounded once, and differ from the CPU by half an ulp.
+ENGINE_HOST_DEVICE float scale_normal(float z, float mean, float stddev) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(mean, __fmul_rn(stddev, z));
+#else
+  return mean + stddev * z;
+#endif
 }
 
 // A host-side stream: a key plus a running counter, for initializers, shuffles and for

@@ -59,6 +59,7 @@ class CpuBackend final : public Backend {
                        const Tensor& step) override;
   void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
                         const Tensor& step) override;
+  void random_normal(Tensor& y, float mean, float stddev, uint64_t seed) override;
   void sum(const Tensor& x, Tensor& y, float scale) override;
   void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
   void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;

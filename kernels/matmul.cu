@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/dot.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 
@@ -55,6 +56,10 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
   if (M == 0 || N == 0) return;
   if (K == 0) {  // an empty sum: C = beta * C
     axpby(0.0f, c, beta, c);
+    return;
+  }
+  if (M == 1 && N == 1) {  // (1 x K) @ (K x 1): a memory-bound dot product (kernels/dot.cu)
+    dot(a, b, c, alpha, beta);
     return;
   }
   matmul::Gemm g;

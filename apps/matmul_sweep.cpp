@@ -1,0 +1,759 @@
+// Seed 002: c = a . b with a [1, n] and b [n, 1], n = 10^2 ... 10^8, timed on the CPU and the
+// GPU. The article (TensorFlow, 10 calls per n, tf.random.normal for a and b inside each
+// call) plotted CPU and GPU time on a log-x axis: "GPU time nearly flat, CPU grows with n".
+//
+// Per n and device, the median of --repeats calls (after one warm-up call) of three variants:
+//   matmul           the product alone, a and b already on the device;
+//   generate+matmul  random_normal for a and b on the device, then the product (the article);
+//   copies+matmul    a and b from host memory to the device, the product, c back (GPU only:
+//                    on the CPU the data is already where the product needs it).
+// Then a square-GEMM sweep (n = 64, 128, ... --max-square) in GFLOP/s. Devices: cpu
+// (OpenBLAS + OpenMP), gpu (the engine's kernels: kernels/dot.cu for this shape), cudnn (the
+// vendor library: cuBLAS SGEMM; its generation step is the engine's random_normal kernel,
+// as cuRAND is not linked). Writes a CSV, a gnuplot script (and runs it when gnuplot is on
+// PATH) and, with --json, a record of the run; prints where the GPU starts to beat the CPU.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>  // access
+
+#include "apps/common/app_options.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "core/system_info.h"
+#include "core/tensor.h"
+#include "cpu/cpu_backend.h"
+
+#if defined(ENGINE_WITH_CUDA)
+#include "kernels/cuda_check.h"
+#include "kernels/launch.h"
+#include "kernels/vendor/cublas_gemm.h"
+#endif
+
+using namespace engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double U = 1.0 / 16777216.0;  // float32 unit roundoff, 2^-24
+
+// ---- flags ---------------------------------------------------------------------------------
+
+struct SweepOptions {
+  std::string device = "all";
+  bool cpu = false, gpu = false;
+  int threads = 0;
+  uint64_t seed = 42;
+  std::string json_path;
+  std::string log_level = "info";
+  int64_t max_n = 100'000'000;
+  int64_t max_square = 4096;
+  int repeats = 10;
+  std::string csv_path = "results/matmul_sweep.csv";
+  bool no_plot = false;
+};
+
+void add_flags(CLI::App& app, SweepOptions& o) {
+  app.add_option("--device", o.device,
+                 "cpu (OpenBLAS + OpenMP), gpu (the engine's CUDA kernels), cudnn (cuBLAS), or "
+                 "all: every one this machine has")
+      ->check(CLI::IsMember({"cpu", "gpu", "cudnn", "all"}));
+  app.add_flag("--cpu", o.cpu, "the CPU only (with --gpu: the CPU and the GPU)");
+  app.add_flag("--gpu", o.gpu, "the engine's GPU kernels only (with --cpu: both)");
+  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--seed", o.seed, "seed of the random operands");
+  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
+  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...)")
+      ->check(CLI::Range(int64_t{100}, int64_t{1'000'000'000}));
+  app.add_option("--max-square", o.max_square,
+                 "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
+      ->check(CLI::Range(int64_t{0}, int64_t{16384}));
+  app.add_option("--repeats", o.repeats, "timed calls per measurement (the median is reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--csv", o.csv_path, "CSV of every measurement; the .gp script goes next to it");
+  app.add_flag("--no-plot", o.no_plot, "write the gnuplot script but do not run gnuplot");
+}
+
+// ---- devices -------------------------------------------------------------------------------
+
+// A device the sweep runs on: where its tensors live, how it multiplies, how it is timed.
+struct Target {
+  std::string name;  // cpu, gpu, cudnn
+  Device device;
+  std::string description;
+  std::function<void(const Tensor& a, const Tensor& b, Tensor& c)> matmul;  // c = a @ b
+};
+
+void engine_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
+  a.backend().matmul(a, false, b, false, c, 1.0f, 0.0f);
+}
+
+#if defined(ENGINE_WITH_CUDA)
+// c = a @ b by cuBLAS SGEMM (FP32, no TF32: the articles compute in FP32) on the engine's stream.
+void cublas_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
+  cuda::matmul::Gemm g;
+  g.M = static_cast<int>(c.dim(0));
+  g.N = static_cast<int>(c.dim(1));
+  g.K = static_cast<int>(a.dim(1));
+  g.A = a.data<float>();
+  g.lda = static_cast<int>(a.dim(1));
+  g.B = b.data<float>();
+  g.ldb = static_cast<int>(b.dim(1));
+  g.C = c.data<float>();
+  g.ldc = g.N;
+  cuda::vendor::cublas_sgemm(g, false, cuda::stream());
+}
+
+std::string cublas_version() {
+  int major = 0, minor = 0, patch = 0;
+  CHECK_CUBLAS(cublasGetProperty(MAJOR_VERSION, &major));
+  CHECK_CUBLAS(cublasGetProperty(MINOR_VERSION, &minor));
+  CHECK_CUBLAS(cublasGetProperty(PATCH_LEVEL, &patch));
+  return "cuBLAS " + std::to_string(major) + "." + std::to_string(minor) + "." +
+         std::to_string(patch);
+}
+#endif
+
+// Which devices the flags ask for; "all" and the shorthands resolve here.
+std::vector<std::string> requested_devices(const SweepOptions& o) {
+  if (o.cpu || o.gpu) {
+    std::vector<std::string> names;
+    if (o.cpu) names.push_back("cpu");
+    if (o.gpu) names.push_back("gpu");
+    return names;
+  }
+  if (o.device == "all") return {"cpu", "gpu", "cudnn"};
+  return {o.device};
+}
+
+// The usable targets among `names`. A device named explicitly that cannot be used is a usage
+// error (exit 2); under "all" it is left out and reported in `unavailable`.
+std::vector<Target> select_targets(const std::vector<std::string>& names, bool explicit_choice,
+                                   std::vector<std::string>& unavailable) {
+  std::vector<Target> targets;
+  for (const std::string& name : names) {
+    if (name == "cpu") {
+      const std::string what = "OpenBLAS + OpenMP, " + std::to_string(cpu::num_threads()) +
+                               " threads (cblas_sdot for this shape, sgemm for the squares)";
+      targets.push_back({"cpu", Device::cpu(), what, engine_matmul});
+      continue;
+    }
+    std::string why;
+    if (!device_available(Device::cuda(0), &why)) {
+      if (explicit_choice) throw apps::UsageError("cannot use the GPU for --device " + name + ": " + why);
+      unavailable.push_back(name + ": " + why);
+      continue;
+    }
+#if defined(ENGINE_WITH_CUDA)  // device_available() is false for the GPU in a CPU-only build
+    const std::string gpu_name = backend_for(Device::cuda(0)).name();
+    if (name == "gpu") targets.push_back({"gpu", Device::cuda(0), gpu_name, engine_matmul});
+    if (name == "cudnn") {
+      targets.push_back({"cudnn", Device::cuda(0), cublas_version() + " on " + gpu_name, cublas_matmul});
+    }
+#endif
+  }
+  return targets;
+}
+
+// ---- timing --------------------------------------------------------------------------------
+
+#if defined(ENGINE_WITH_CUDA)
+// Milliseconds between two CUDA events on the engine's stream around `body`: the GPU's own
+// clock, after everything `body` queued has finished.
+class EventTimer {
+ public:
+  EventTimer() {
+    CHECK_CUDA(cudaEventCreate(&start_));
+    CHECK_CUDA(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);  // destructors must not throw; a failure here changes nothing
+    cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  double time_ms(const std::function<void()>& body) {
+    CHECK_CUDA(cudaEventRecord(start_, cuda::stream()));
+    body();
+    CHECK_CUDA(cudaEventRecord(stop_, cuda::stream()));
+    CHECK_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0.0f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+#endif
+
+double wall_ms(const std::function<void()>& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One warm-up call (allocations, cuBLAS' handle, first-touch page faults), then `repeats`
+// calls timed one by one: CUDA events on the GPU, the wall clock on the CPU.
+std::vector<double> time_calls(const Target& target, int repeats, const std::function<void()>& body) {
+  const bool gpu = !target.device.is_cpu();
+  body();
+  backend_for(target.device).synchronize();
+  std::vector<double> ms;
+#if defined(ENGINE_WITH_CUDA)
+  if (gpu) {
+    EventTimer timer;
+    for (int i = 0; i < repeats; ++i) ms.push_back(timer.time_ms(body));
+    return ms;
+  }
+#endif
+  ENGINE_CHECK(!gpu, "GPU timing needs the CUDA build");
+  for (int i = 0; i < repeats; ++i) ms.push_back(wall_ms(body));
+  return ms;
+}
+
+// ---- measurements --------------------------------------------------------------------------
+
+struct Result {
+  std::string sweep;    // "dot" or "square"
+  std::string device;   // target name
+  int64_t n = 0;
+  std::string variant;  // matmul, generate+matmul, copies+matmul
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
+  int calls = 0;
+  double gflops = 0.0;  // 2 n (dot) or 2 n^3 (square) FLOP per median call
+  double gbps = 0.0;    // dot: operand bytes read (8 n) per median call; 0 elsewhere
+};
+
+Result summarize(const std::string& sweep, const Target& t, int64_t n, const std::string& variant,
+                 std::vector<double> ms, double flops, double bytes) {
+  std::sort(ms.begin(), ms.end());
+  const size_t mid = ms.size() / 2;
+  const double median = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
+  Result r{sweep, t.name, n, variant, median, ms.front(), ms.back(), static_cast<int>(ms.size())};
+  r.gflops = flops / (median * 1e-3) / 1e9;
+  r.gbps = bytes / (median * 1e-3) / 1e9;
+  return r;
+}
+
+const Result* find_result(const std::vector<Result>& results, const std::string& sweep,
+                          const std::string& device, int64_t n, const std::string& variant) {
+  for (const Result& r : results) {
+    if (r.sweep == sweep && r.device == device && r.n == n && r.variant == variant) return &r;
+  }
+  return nullptr;
+}
+
+// The CPU measurement a GPU variant is compared with: the same variant, except that the CPU has
+// no copies to make, so copies+matmul is compared with the CPU's plain matmul.
+std::string cpu_counterpart(const std::string& variant) {
+  return variant == "copies+matmul" ? "matmul" : variant;
+}
+
+// The operands of one n, in host memory, and what their product should be.
+struct HostOperands {
+  Tensor a, b;             // CPU tensors, (1, n) and (n, 1), standard normal
+  double exact = 0.0;      // sum a_i b_i in double
+  double magnitude = 0.0;  // sum |a_i b_i|: the scale of a float sum's rounding error
+};
+
+HostOperands host_operands(int64_t n, uint64_t seed) {
+  HostOperands h{Tensor::empty({1, n}), Tensor::empty({n, 1})};
+  Backend& cpu = backend_for(Device::cpu());
+  cpu.random_normal(h.a, 0.0f, 1.0f, derive_seed(seed, 0));
+  cpu.random_normal(h.b, 0.0f, 1.0f, derive_seed(seed, 1));
+  const float* a = h.a.data<float>();
+  const float* b = h.b.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const double p = static_cast<double>(a[i]) * b[i];
+    h.exact += p;
+    h.magnitude += std::fabs(p);
+  }
+  return h;
+}
+
+// No time without a correct product: c must be within the rounding bound of a float sum of n
+// products (n U sum |a_i b_i|), else the run stops with an error naming the device.
+void check_product(const Target& t, const HostOperands& h, const Tensor& c) {
+  const double got = c.item();
+  const auto n = static_cast<double>(h.a.numel());
+  const double bound = n * U * h.magnitude + 1e-30;
+  ENGINE_CHECK(std::fabs(got - h.exact) <= bound, t.name, ": the product for n = ", h.a.numel(),
+               " is ", got, ", expected ", h.exact, " (bound ", bound, "): its time above is void");
+}
+
+void print_row(const Result& r, const std::vector<Result>& results);
+
+// The three variants of the dot sweep for one target and one n.
+void measure_dot(const Target& t, const HostOperands& h, int repeats, uint64_t seed,
+                 std::vector<Result>& results) {
+  const int64_t n = h.a.numel();
+  Backend& backend = backend_for(t.device);
+  // The target's own copies: the host operands stay as they are for the next target.
+  Tensor a = t.device.is_cpu() ? h.a.clone() : h.a.to(t.device);
+  Tensor b = t.device.is_cpu() ? h.b.clone() : h.b.to(t.device);
+  Tensor c = Tensor::zeros({1, 1}, DType::F32, t.device);
+  const double flops = 2.0 * static_cast<double>(n), bytes = 8.0 * static_cast<double>(n);
+  auto record = [&](const std::string& variant, std::vector<double> ms, double read_bytes) {
+    results.push_back(summarize("dot", t, n, variant, std::move(ms), flops, read_bytes));
+    print_row(results.back(), results);
+  };
+
+  record("matmul", time_calls(t, repeats, [&] { t.matmul(a, b, c); }), bytes);
+  check_product(t, h, c);
+
+  if (!t.device.is_cpu()) {
+    float c_host = 0.0f;
+    record("copies+matmul", time_calls(t, repeats, [&] {
+             backend.copy_from_host(a.raw_data(), h.a.raw_data(), h.a.nbytes());
+             backend.copy_from_host(b.raw_data(), h.b.raw_data(), h.b.nbytes());
+             t.matmul(a, b, c);
+             backend.copy_to_host(&c_host, c.raw_data(), sizeof c_host);
+           }), 0.0);
+    check_product(t, h, c);
+  }
+
+  // Last: it overwrites a and b with numbers drawn on the device.
+  record("generate+matmul", time_calls(t, repeats, [&] {
+           backend.random_normal(a, 0.0f, 1.0f, derive_seed(seed, 2));
+           backend.random_normal(b, 0.0f, 1.0f, derive_seed(seed, 3));
+           t.matmul(a, b, c);
+         }), 0.0);
+}
+
+std::vector<int64_t> dot_sizes(int64_t max_n) {
+  std::vector<int64_t> sizes;
+  for (int64_t n = 100; n <= max_n; n *= 10) sizes.push_back(n);
+  return sizes;
+}
+
+void run_dot_sweep(const std::vector<Target>& targets, const SweepOptions& o,
+                   std::vector<Result>& results) {
+  for (const int64_t n : dot_sizes(o.max_n)) {
+    const HostOperands h = host_operands(n, o.seed);
+    for (const Target& t : targets) measure_dot(t, h, o.repeats, o.seed, results);
+  }
+}
+
+// (n x n) @ (n x n) on each target, operands drawn on the device.
+void run_square_sweep(const std::vector<Target>& targets, const SweepOptions& o,
+                      std::vector<Result>& results) {
+  for (int64_t n = 64; n <= o.max_square; n *= 2) {
+    for (const Target& t : targets) {
+      Backend& backend = backend_for(t.device);
+      Tensor a = Tensor::empty({n, n}, DType::F32, t.device);
+      Tensor b = Tensor::empty({n, n}, DType::F32, t.device);
+      Tensor c = Tensor::empty({n, n}, DType::F32, t.device);
+      backend.random_normal(a, 0.0f, 1.0f, derive_seed(o.seed, 4));
+      backend.random_normal(b, 0.0f, 1.0f, derive_seed(o.seed, 5));
+      const double flops = 2.0 * std::pow(static_cast<double>(n), 3.0);
+      results.push_back(summarize("square", t, n, "matmul",
+                                  time_calls(t, o.repeats, [&] { t.matmul(a, b, c); }), flops, 0.0));
+      print_row(results.back(), results);
+    }
+  }
+}
+
+// ---- the table -----------------------------------------------------------------------------
+
+void print_header(const std::vector<Target>& targets, const std::vector<std::string>& unavailable,
+                  const SweepOptions& o) {
+  std::printf("matmul_sweep (seed 002): c = a . b, a [1, n], b [n, 1]; median of %d calls after "
+              "a warm-up\n", o.repeats);
+  std::printf("CPU:  %s, %d threads (%d hardware)\n", cpu_model_name().c_str(), cpu::num_threads(),
+              hardware_threads());
+  std::printf("BLAS: %s\n", cpu::blas_config().c_str());
+  for (const Target& t : targets) std::printf("%-5s %s\n", (t.name + ":").c_str(), t.description.c_str());
+  for (const std::string& u : unavailable) std::printf("unavailable: %s\n", u.c_str());
+  std::printf("Timing: CUDA events on the GPU, the wall clock on the CPU. cpu/this: the CPU's "
+              "median over the row's (above 1: faster than the CPU); copies+matmul is GPU-only "
+              "and compared with the CPU's matmul. GB/s: the 8n operand bytes read per call.\n\n");
+  std::printf("%-6s %11s  %-16s %11s %11s %9s %9s\n", "device", "n", "variant", "median ms",
+              "min ms", "cpu/this", "GB/s");
+}
+
+void print_row(const Result& r, const std::vector<Result>& results) {
+  const Result* cpu = find_result(results, r.sweep, "cpu", r.n, cpu_counterpart(r.variant));
+  char ratio[32] = "-";
+  if (cpu && r.device != "cpu") std::snprintf(ratio, sizeof ratio, "%.2fx", cpu->median_ms / r.median_ms);
+  char rate[32] = "-";
+  if (r.sweep == "square") std::snprintf(rate, sizeof rate, "%.0f GF/s", r.gflops);
+  if (r.sweep == "dot" && r.gbps > 0) std::snprintf(rate, sizeof rate, "%.1f", r.gbps);
+  const std::string variant = r.sweep == "square" ? "square matmul" : r.variant;
+  std::printf("%-6s %11lld  %-16s %11.4f %11.4f %9s %9s\n", r.device.c_str(),
+              static_cast<long long>(r.n), variant.c_str(), r.median_ms, r.min_ms, ratio, rate);
+  std::fflush(stdout);
+}
+
+// ---- crossovers ----------------------------------------------------------------------------
+
+// Where a GPU target first beats the CPU in one variant (time), or in the square sweep
+// (GFLOP/s; the same comparison).
+struct Crossover {
+  std::string sweep, device, variant;
+  std::optional<int64_t> first_n;   // smallest measured n with the GPU faster
+  std::optional<int64_t> last_slower;  // the measured n before it (GPU slower there)
+  double estimate = 0.0;            // log-log interpolation of the crossing, when bracketed
+  bool stays_ahead = true;          // the GPU is faster at every n above first_n
+};
+
+std::vector<int64_t> sizes_of(const std::vector<Result>& results, const std::string& sweep) {
+  std::vector<int64_t> sizes;
+  for (const Result& r : results) {
+    if (r.sweep == sweep && std::find(sizes.begin(), sizes.end(), r.n) == sizes.end()) sizes.push_back(r.n);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+Crossover find_crossover(const std::vector<Result>& results, const std::string& sweep,
+                         const std::string& device, const std::string& variant) {
+  Crossover x{sweep, device, variant, std::nullopt, std::nullopt, 0.0, true};
+  double previous_log_ratio = 0.0;
+  std::optional<int64_t> previous_n;
+  for (const int64_t n : sizes_of(results, sweep)) {
+    const Result* g = find_result(results, sweep, device, n, variant);
+    const Result* c = find_result(results, sweep, "cpu", n, cpu_counterpart(variant));
+    if (!g || !c) continue;
+    const double log_ratio = std::log(g->median_ms / c->median_ms);  // < 0: the GPU is faster
+    if (x.first_n && log_ratio >= 0) x.stays_ahead = false;
+    if (!x.first_n && log_ratio < 0) {
+      x.first_n = n;
+      if (previous_n) {
+        x.last_slower = previous_n;
+        const double t = previous_log_ratio / (previous_log_ratio - log_ratio);
+        x.estimate = std::exp(std::log(static_cast<double>(*previous_n)) +
+                              t * std::log(static_cast<double>(n) / static_cast<double>(*previous_n)));
+      }
+    }
+    previous_log_ratio = log_ratio;
+    previous_n = n;
+  }
+  return x;
+}
+
+std::vector<Crossover> all_crossovers(const std::vector<Result>& results,
+                                      const std::vector<Target>& targets) {
+  std::vector<Crossover> found;
+  const bool have_cpu = std::any_of(targets.begin(), targets.end(),
+                                    [](const Target& t) { return t.name == "cpu"; });
+  if (!have_cpu) return found;
+  for (const Target& t : targets) {
+    if (t.name == "cpu") continue;
+    for (const char* v : {"matmul", "generate+matmul", "copies+matmul"}) {
+      found.push_back(find_crossover(results, "dot", t.name, v));
+    }
+    found.push_back(find_crossover(results, "square", t.name, "matmul"));
+  }
+  return found;
+}
+
+std::string describe(const Crossover& x) {
+  std::ostringstream out;
+  const std::string what = x.sweep == "square" ? "square matmul" : x.variant;
+  out << x.device << " vs cpu, " << what << ": ";
+  if (!x.first_n) {
+    out << "the CPU is faster at every measured n";
+  } else if (!x.last_slower) {
+    out << "the GPU is faster already at the smallest n (" << *x.first_n << ")";
+  } else {
+    char estimate[32];
+    std::snprintf(estimate, sizeof estimate, "%.3g", x.estimate);
+    out << "the GPU first wins at n = " << *x.first_n << " (CPU faster at " << *x.last_slower
+        << "; crossing near n = " << estimate << " by log-log interpolation)";
+  }
+  if (x.first_n && !x.stays_ahead) out << "; but not at every larger n";
+  return out.str();
+}
+
+// ---- files ---------------------------------------------------------------------------------
+
+void ensure_parent(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+}
+
+void write_csv(const std::string& path, const std::vector<Result>& results) {
+  ensure_parent(path);
+  std::ofstream out(path);
+  ENGINE_CHECK(out.good(), path, ": cannot open for writing");
+  out << "sweep,device,n,variant,median_ms,min_ms,max_ms,calls,gflops,gbps\n";
+  for (const Result& r : results) {
+    out << r.sweep << ',' << r.device << ',' << r.n << ',' << r.variant << ',' << r.median_ms << ','
+        << r.min_ms << ',' << r.max_ms << ',' << r.calls << ',' << r.gflops << ',' << r.gbps << '\n';
+  }
+  ENGINE_CHECK(out.good(), path, ": write failed");
+}
+
+// A gnuplot datablock name for one curve, e.g. $gpu_generate_matmul.
+std::string block_name(const std::string& sweep, const std::string& device, const std::string& variant) {
+  std::string name = "$" + device + "_" + (sweep == "square" ? "square" : variant);
+  std::replace(name.begin(), name.end(), '+', '_');
+  return name;
+}
+
+// The curves, as datablocks inside the script: it plots anywhere, without the CSV.
+void write_datablocks(std::ostream& gp, const std::vector<Result>& results,
+                      const std::vector<Target>& targets) {
+  const std::vector<std::pair<std::string, std::string>> curves = {
+      {"dot", "matmul"}, {"dot", "generate+matmul"}, {"dot", "copies+matmul"}, {"square", "matmul"}};
+  for (const auto& [sweep, variant] : curves) {
+    for (const Target& t : targets) {
+      std::ostringstream rows;
+      for (const Result& r : results) {
+        if (r.sweep == sweep && r.device == t.name && r.variant == variant) {
+          rows << r.n << ' ' << (sweep == "square" ? r.gflops : r.median_ms) << '\n';
+        }
+      }
+      if (rows.str().empty()) continue;
+      gp << block_name(sweep, t.name, variant) << " << EOD\n" << rows.str() << "EOD\n";
+    }
+  }
+}
+
+bool has_curve(const std::vector<Result>& results, const std::string& sweep,
+               const std::string& device, const std::string& variant) {
+  return std::any_of(results.begin(), results.end(), [&](const Result& r) {
+    return r.sweep == sweep && r.device == device && r.variant == variant;
+  });
+}
+
+const char* device_color(const std::string& device) {
+  if (device == "cpu") return "#1f77b4";
+  if (device == "gpu") return "#d62728";
+  return "#2ca02c";  // cudnn
+}
+
+// 10^{k} (gnuplot's enhanced text) for a power of ten, else the number.
+std::string plot_number(int64_t n) {
+  int k = 0;
+  int64_t p = 1;
+  while (p < n) {
+    p *= 10;
+    ++k;
+  }
+  return p == n && k >= 2 ? "10^{" + std::to_string(k) + "}" : std::to_string(n);
+}
+
+// One panel: a curve per device (the CPU's matmul in the copies panel), the crossovers marked.
+void write_panel(std::ostream& gp, const std::vector<Result>& results,
+                 const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
+                 const std::string& sweep, const std::string& variant, const std::string& title) {
+  gp << "set title '" << title << "'\n";
+  int mark = 1;
+  for (const Crossover& x : crossovers) {
+    if (x.sweep != sweep || x.variant != variant || !x.first_n) continue;
+    const Result* g = find_result(results, sweep, x.device, *x.first_n, variant);
+    const double y = sweep == "square" ? g->gflops : g->median_ms;
+    // An arrow down (or up) to the first point where the GPU wins; the label in a corner, where
+    // it cannot run off the panel.
+    gp << "set arrow " << mark << " from first " << *x.first_n << ", graph " << (0.98 - 0.08 * mark)
+       << " to first " << *x.first_n << ", first " << y << " lw 1.5 lc rgb '" << device_color(x.device)
+       << "'\n";
+    gp << "set label " << mark << " '" << x.device << " beats cpu from n = " << plot_number(*x.first_n)
+       << "' at graph 0.97, graph " << (0.03 + 0.07 * mark) << " right tc rgb '"
+       << device_color(x.device) << "'\n";
+    ++mark;
+  }
+  std::string plots;
+  for (const Target& t : targets) {
+    const std::string curve_variant = t.name == "cpu" ? cpu_counterpart(variant) : variant;
+    if (!has_curve(results, sweep, t.name, curve_variant)) continue;
+    const std::string label = t.name == "cpu" && curve_variant != variant ? "cpu (no copies)" : t.name;
+    if (!plots.empty()) plots += ", \\\n     ";
+    plots += block_name(sweep, t.name, curve_variant) + " using 1:2 with linespoints lw 2 pt 7 lc rgb '" +
+             device_color(t.name) + "' title '" + label + "'";
+  }
+  if (!plots.empty()) gp << "plot " << plots << "\n";
+  gp << "unset arrow\nunset label\n";
+}
+
+void write_figures(std::ostream& gp, const std::vector<Result>& results,
+                   const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
+                   const std::string& stem, const std::string& format) {
+  const bool png = format == "png";
+  const std::string terminal = png ? "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+                                     "{ set terminal pngcairo size %s font ',10' } "
+                                     "else { set terminal png size %s }"
+                                   : "set terminal svg size %s dynamic font ',10'";
+  auto set_terminal = [&](const std::string& size) {
+    std::string line = terminal;
+    for (size_t at; (at = line.find("%s")) != std::string::npos;) line.replace(at, 2, size);
+    gp << line << "\n";
+  };
+  set_terminal("1650,520");
+  gp << "set output '" << stem << "." << format << "'\n";
+  gp << "set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per call'\n";
+  gp << "set xlabel 'n'\nset ylabel 'ms'\n";
+  write_panel(gp, results, targets, crossovers, "dot", "matmul", "matmul only (data on the device)");
+  write_panel(gp, results, targets, crossovers, "dot", "generate+matmul", "random normal a, b + matmul");
+  write_panel(gp, results, targets, crossovers, "dot", "copies+matmul", "with host <-> device copies");
+  gp << "unset multiplot\nset output\n";
+  if (!has_curve(results, "square", targets.front().name, "matmul")) return;
+  set_terminal("800,560");
+  gp << "set output '" << stem << "_square." << format << "'\n";
+  gp << "set logscale x 2\nset format x '%g'\n";
+  gp << "set xlabel 'n (n x n @ n x n)'\nset ylabel 'GFLOP/s'\nset key top left\n";
+  write_panel(gp, results, targets, crossovers, "square", "matmul", "square matmul, FP32");
+  gp << "set output\nset logscale x 10\nset format x '10^{%L}'\n";
+}
+
+void write_gnuplot(const std::string& path, const std::vector<Result>& results,
+                   const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
+                   const std::vector<std::string>& machine) {
+  std::ofstream gp(path);
+  ENGINE_CHECK(gp.good(), path, ": cannot open for writing");
+  const std::string stem = fs::path(path).stem().string();
+  gp << "# Seed 002 (apps/matmul_sweep): CPU vs GPU time of c = a . b, and square-GEMM GFLOP/s.\n";
+  for (const std::string& line : machine) gp << "# " << line << "\n";
+  gp << "# Run in this folder: gnuplot " << fs::path(path).filename().string() << "  -> " << stem
+     << ".png/.svg, " << stem << "_square.png/.svg\n\n";
+  write_datablocks(gp, results, targets);
+  gp << "\nset logscale xy\nset format x '10^{%L}'\nset grid\nset key top left\n";
+  gp << "set style data linespoints\n";
+  write_figures(gp, results, targets, crossovers, stem, "png");
+  write_figures(gp, results, targets, crossovers, stem, "svg");
+  ENGINE_CHECK(gp.good(), path, ": write failed");
+}
+
+// The full path of `program` if an executable of that name is on PATH.
+std::optional<fs::path> find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+// Runs gnuplot on the script in its own folder, so that the images land next to it.
+void plot(const std::string& script, bool no_plot) {
+  const fs::path dir = fs::absolute(script).parent_path();
+  const std::string name = fs::path(script).filename().string();
+  const std::string stem = fs::path(script).stem().string();
+  if (no_plot) {
+    std::printf("Plot: --no-plot; the script is %s (run: cd %s && gnuplot %s)\n", script.c_str(),
+                dir.c_str(), name.c_str());
+    return;
+  }
+  const std::optional<fs::path> gnuplot = find_on_path("gnuplot");
+  if (!gnuplot) {
+    std::printf("Plot: gnuplot is not on PATH, so no images were made; the script %s holds the "
+                "data: run `gnuplot %s` in %s on a machine that has gnuplot\n",
+                script.c_str(), name.c_str(), dir.c_str());
+    return;
+  }
+  const std::string command = "cd '" + dir.string() + "' && '" + gnuplot->string() + "' '" + name + "'";
+  const int status = std::system(command.c_str());
+  if (status != 0) {
+    std::printf("Plot: gnuplot failed (status %d) on %s\n", status, script.c_str());
+    return;
+  }
+  std::printf("Plot: %s/%s.png and .svg (dot sweep), %s_square.png and .svg (square)\n",
+              dir.c_str(), stem.c_str(), stem.c_str());
+}
+
+std::string with_extension(const std::string& path, const std::string& extension) {
+  return fs::path(path).replace_extension(extension).string();
+}
+
+nlohmann::json json_record(const SweepOptions& o, const apps::CommonOptions& common,
+                           const std::vector<Target>& targets,
+                           const std::vector<std::string>& unavailable,
+                           const std::vector<Result>& results,
+                           const std::vector<Crossover>& crossovers) {
+  nlohmann::json record = apps::machine_record(common, Device::cpu());
+  record["app"] = "matmul_sweep";
+  std::string names;
+  for (const Target& t : targets) names += (names.empty() ? "" : ",") + t.name;
+  record["device"] = names;  // machine_record() names the CPU; this run has several devices
+  record["repeats"] = o.repeats;
+  record["max_n"] = o.max_n;
+  record["max_square"] = o.max_square;
+  for (const Target& t : targets) record["devices"][t.name] = t.description;
+  record["unavailable"] = unavailable;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Result& r : results) {
+    rows.push_back({{"sweep", r.sweep}, {"device", r.device}, {"n", r.n}, {"variant", r.variant},
+                    {"median_ms", r.median_ms}, {"min_ms", r.min_ms}, {"max_ms", r.max_ms},
+                    {"calls", r.calls}, {"gflops", r.gflops}, {"gbps", r.gbps}});
+  }
+  record["results"] = rows;
+  nlohmann::json xs = nlohmann::json::array();
+  for (const Crossover& x : crossovers) {
+    xs.push_back({{"sweep", x.sweep}, {"device", x.device}, {"variant", x.variant},
+                  {"first_n", x.first_n ? nlohmann::json(*x.first_n) : nlohmann::json(nullptr)},
+                  {"estimate", x.last_slower ? nlohmann::json(x.estimate) : nlohmann::json(nullptr)},
+                  {"stays_ahead", x.stays_ahead},
+                  {"text", describe(x)}});
+  }
+  record["crossovers"] = xs;
+  return record;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Seed 002: [1,n] x [n,1] matmul, n = 10^2 ... 10^8, CPU vs GPU", "matmul_sweep"};
+  SweepOptions o;
+  add_flags(app, o);
+
+  return apps::run_app(app, argc, argv, [&]() {
+    apps::CommonOptions common;  // --threads and --log-level applied as in every app
+    common.threads = o.threads;
+    common.log_level = o.log_level;
+    common.seed = o.seed;
+    apps::apply_common_options(common);
+
+    std::vector<std::string> unavailable;
+    const bool explicit_choice = o.cpu || o.gpu || o.device != "all";
+    const std::vector<Target> targets = select_targets(requested_devices(o), explicit_choice, unavailable);
+    print_header(targets, unavailable, o);
+
+    std::vector<Result> results;
+    run_dot_sweep(targets, o, results);
+    run_square_sweep(targets, o, results);
+
+    const std::vector<Crossover> crossovers = all_crossovers(results, targets);
+    std::printf("\nWhere the GPU starts to win:\n");
+    if (crossovers.empty()) std::printf("  (needs the cpu and a GPU device in the same run)\n");
+    for (const Crossover& x : crossovers) std::printf("  %s\n", describe(x).c_str());
+
+    write_csv(o.csv_path, results);
+    std::printf("\nCSV: %s\n", o.csv_path.c_str());
+    std::vector<std::string> machine = {"CPU: " + cpu_model_name() + ", " +
+                                            std::to_string(cpu::num_threads()) + " threads",
+                                        "BLAS: " + cpu::blas_config()};
+    for (const Target& t : targets) machine.push_back(t.name + ": " + t.description);
+    for (const std::string& u : unavailable) machine.push_back("unavailable: " + u);
+    const std::string script = with_extension(o.csv_path, ".gp");
+    write_gnuplot(script, results, targets, crossovers, machine);
+    plot(script, o.no_plot);
+    if (!o.json_path.empty()) {
+      apps::write_json(o.json_path, json_record(o, common, targets, unavailable, results, crossovers));
+      std::printf("JSON: %s\n", o.json_path.c_str());
+    }
+    return 0;
+  });
+}
