@@ -69,6 +69,16 @@ int64_t count_kernel_nodes(cudaGraph_t graph) {
 
 cudaStream_t stream() { return g_stream; }
 
+int multiprocessor_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    CHECK_CUDA(cudaGetDevice(&device));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+  }();
+  return count;
+}
+
 CudaBackend::CudaBackend(int device_index)
     : device_index_(device_index),
       allocator_("cuda:" + std::to_string(device_index), ALIGNMENT,

@@ -107,16 +107,6 @@ __global__ void __launch_bounds__(THREADS)
   if (threadIdx.x == 0) write_result(c, alpha, total, beta);
 }
 
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    CHECK_CUDA(cudaGetDevice(&device));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
-
 // Blocks for n elements: enough to give every thread MIN_ELEMENTS_PER_THREAD, at most
 // BLOCKS_PER_SM per SM (more would only add partials: the loads are already in flight).
 int dot_blocks(int64_t n) {

@@ -10,6 +10,9 @@ namespace engine::cuda {
 // the legacy default stream cannot be recorded into a CUDA graph.
 cudaStream_t stream();
 
+// The device's number of SMs (asked once): how many blocks it takes to fill the GPU.
+int multiprocessor_count();
+
 // Blocks of `threads` threads covering `n` items, at least one block, capped so that a
 // grid-stride loop finishes the rest (the cap is far above what the seed models need).
 inline unsigned blocks_for(int64_t n, int threads, int64_t max_blocks = 65535) {

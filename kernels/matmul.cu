@@ -24,16 +24,6 @@ namespace {
 constexpr const char* ENGINE_VERSION = "v5_blocktile_2d";
 constexpr int TILE = 64;  // the output tile of ENGINE_VERSION
 
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    CHECK_CUDA(cudaGetDevice(&device));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
-
 // How many slices of K: enough to give every SM a block, each slice at least 32 deep.
 // Short slices matter even when SMs are not short: a block walks its K tiles one after the
 // other, each waiting ~1 us for global memory, so a lone (32 x 10 x 128) block took 15 us
