@@ -49,6 +49,10 @@ class Backend {
   virtual void copy_within(void* dst, const void* src, size_t bytes) = 0;
   virtual void synchronize() = 0;
 
+  // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
+  // Off by default: the articles compute in FP32. Backends without TF32 ignore it.
+  virtual void set_tf32(bool enabled) { (void)enabled; }
+
   // ---- whole-step replay (CUDA graphs) ----------------------------------------------------
   // Records everything `step` launches, without running it, into a graph that replay() runs
   // again with the same addresses. Memory that `step` allocates comes from a pool private

@@ -22,6 +22,7 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t bytes) override;
   void copy_within(void* dst, const void* src, size_t bytes) override;
   void synchronize() override;
+  void set_tf32(bool enabled) override { tf32_ = enabled; }
   std::unique_ptr<StepGraph> capture(const std::function<void()>& step) override;
 
   void fill(Tensor& y, float value) override;
@@ -63,6 +64,7 @@ class CudaBackend final : public Backend {
  private:
   int device_index_;
   std::string name_;
+  bool tf32_ = false;
   CachingAllocator allocator_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned host memory, STAGING_BYTES long

@@ -15,6 +15,7 @@ struct CommonOptions {
   std::string device = "cpu";
   bool cpu = false;
   bool gpu = false;
+  bool tf32 = false;
   int epochs = 10;
   int64_t batch_size = 32;
   int64_t steps_per_epoch = 0;

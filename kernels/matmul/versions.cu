@@ -17,6 +17,9 @@ void v3_smem_tiling(const Gemm& g, cudaStream_t stream);
 void v4_blocktile_1d(const Gemm& g, cudaStream_t stream);
 void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
 // -- v6.. --
+void v6_vectorized(const Gemm& g, cudaStream_t stream);
+void v7_warptile(const Gemm& g, cudaStream_t stream);
+void v8_tf32_mma(const Gemm& g, cudaStream_t stream);
 
 namespace {
 
@@ -33,6 +36,12 @@ const Version VERSIONS[] = {
     {"v5_blocktile_2d", "each thread computes a 4 x 4 block of outputs: 16 FMAs per 8 shared loads",
      false, v5_blocktile_2d},
     // -- v6.. --
+    {"v6_vectorized", "128 x 128 tiles, 8 x 8 per thread, float4 loads: 16 FMAs per shared load",
+     false, v6_vectorized},
+    {"v7_warptile", "32 x 64 warp tiles, double buffering: the next tile loads during the FMAs",
+     false, v7_warptile},
+    {"v8_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
+     true, v8_tf32_mma},
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.
