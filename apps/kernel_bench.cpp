@@ -102,7 +102,8 @@ struct Row {
 
 class Bench {
  public:
-  Bench(double peak_flops, bool include_slow) : peak_(peak_flops), include_slow_(include_slow) {}
+  Bench(double peak_flops, bool include_slow, std::vector<std::string> only)
+      : peak_(peak_flops), include_slow_(include_slow), only_(std::move(only)) {}
 
   void run_shape(const Shape3& s, std::vector<Row>& rows) {
     const Device gpu = Device::cuda();
@@ -141,8 +142,9 @@ class Bench {
     for (int i = 0; i < count; ++i) {
       const mm::Version& v = versions[i];
       // The first rungs take seconds at 4096^3 and beyond: skip them there unless asked.
-      const bool slow = std::string(v.name) < "v3" && flops > 2.0 * 2048.0 * 2048.0 * 2048.0;
+      const bool slow = i < 2 && flops > 2.0 * 2048.0 * 2048.0 * 2048.0;  // v1, v2
       if (slow && !include_slow_) continue;
+      if (!only_.empty() && std::find(only_.begin(), only_.end(), v.name) == only_.end()) continue;
       CHECK_CUDA(cudaMemsetAsync(g.C, 0xff, sizeof(float) * static_cast<size_t>(s.M) * s.N, cuda::stream()));  // NaN
       v.launch(g, cuda::stream());
       const double err = relative_error(c.to_vector(), reference);
@@ -158,6 +160,7 @@ class Bench {
  private:
   double peak_;
   bool include_slow_;
+  std::vector<std::string> only_;  // versions to run; empty: all
 };
 
 }  // namespace
@@ -167,10 +170,13 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
   std::string csv_path, log_level = "warn";
   bool no_seed_shapes = false, include_slow = false;
+  std::vector<std::string> only;
   app.add_option("--sizes", sizes, "square sizes M = N = K")->check(CLI::Range(1, 16384));
   app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
   app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
   app.add_option("--csv", csv_path, "also write the table as CSV here");
+  app.add_option("--versions", only, "run only these ladder versions (cuBLAS and the engine always run)")
+      ->delimiter(',');
   return apps::run_app(app, argc, argv, [&]() {
     std::string why;
     if (!device_available(Device::cuda(), &why)) throw apps::UsageError("cannot use the GPU: " + why);
@@ -183,7 +189,13 @@ int main(int argc, char** argv) {
     if (!no_seed_shapes) {
       for (const Shape3& s : seed_shapes()) shapes.push_back(s);
     }
-    Bench bench(peaks.fp32_flops, include_slow);
+    int count = 0;
+    const mm::Version* all = mm::versions(&count);
+    for (const std::string& name : only) {
+      const bool known = std::any_of(all, all + count, [&](const mm::Version& v) { return name == v.name; });
+      if (!known) throw apps::UsageError("--versions: no version named " + name);
+    }
+    Bench bench(peaks.fp32_flops, include_slow, only);
     std::vector<Row> rows;
     std::printf("%-32s %-20s %10s %10s %9s %8s %9s %s\n", "shape", "version", "us", "GFLOP/s",
                 "%cuBLAS", "%peak", "rel.err", "check");

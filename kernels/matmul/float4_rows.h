@@ -1,4 +1,4 @@
-// What v6, v7 and v8 share to read an operand 16 bytes at a time: the host-side test that
+// What v6, v7 and the later versions share to read an operand 16 bytes at a time: the host-side test that
 // says whether every row of A and B starts on a 16-byte boundary, and the device-side load of
 // four consecutive elements of one stored row, vector or scalar.
 //

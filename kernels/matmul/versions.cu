@@ -19,7 +19,7 @@ void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
 // -- v6.. --
 void v6_vectorized(const Gemm& g, cudaStream_t stream);
 void v7_warptile(const Gemm& g, cudaStream_t stream);
-void v8_tf32_mma(const Gemm& g, cudaStream_t stream);
+void v9_tf32_mma(const Gemm& g, cudaStream_t stream);
 
 namespace {
 
@@ -40,8 +40,8 @@ const Version VERSIONS[] = {
      false, v6_vectorized},
     {"v7_warptile", "32 x 64 warp tiles, double buffering: the next tile loads during the FMAs",
      false, v7_warptile},
-    {"v8_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
-     true, v8_tf32_mma},
+    {"v9_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
+     true, v9_tf32_mma},
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.

@@ -1,4 +1,4 @@
-// v8: TF32 tensor cores. Each warp multiplies 16 x 8 x 8 blocks with one instruction,
+// v9: TF32 tensor cores. Each warp multiplies 16 x 8 x 8 blocks with one instruction,
 // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (HMMA in SASS), accumulating in FP32.
 //
 // What changes from v7: the multiply itself. v7 spends one FFMA instruction per 32 multiply-
@@ -262,7 +262,7 @@ void launch(const Gemm& g, cudaStream_t stream) {
 
 }  // namespace
 
-void v8_tf32_mma(const Gemm& g, cudaStream_t stream) {
+void v9_tf32_mma(const Gemm& g, cudaStream_t stream) {
   const bool vec = rows_allow_float4(g);
   dispatch_transposes(g, [&](auto ta, auto tb) {
     constexpr bool TA = decltype(ta)::value, TB = decltype(tb)::value;
