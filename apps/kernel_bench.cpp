@@ -129,14 +129,18 @@ class Bench {
                       flops / cublas_seconds[tf32] * 1e-9, 100.0, 100.0 * flops / cublas_seconds[tf32] / peak_,
                       err, true});
     }
-    // The engine's own path (best version + split-K + the dot path), as training calls it.
-    {
-      Backend& backend = backend_for(gpu);
+    // The engine's own path (the kernel it picks for the shape, split-K, the dot path), as
+    // training calls it: FP32 by default, and with --tf32.
+    Backend& backend = backend_for(gpu);
+    for (const bool tf32 : {false, true}) {
+      backend.set_tf32(tf32);
       const double t = time_median([&] { backend.matmul(a, s.ta, b, s.tb, c, 1.0f, 0.0f); });
       const double err = relative_error(c.to_vector(), reference);
-      rows.push_back({s.label, "engine", false, t, flops / t * 1e-9, 100.0 * cublas_seconds[0] / t,
-                      100.0 * flops / t / peak_, err, err < 1e-5});
+      const double base = cublas_seconds[tf32 ? 1 : 0];
+      rows.push_back({s.label, tf32 ? "engine_tf32" : "engine", tf32, t, flops / t * 1e-9, 100.0 * base / t,
+                      100.0 * flops / t / peak_, err, err < (tf32 ? 5e-3 : 1e-5)});
     }
+    backend.set_tf32(false);
     int count = 0;
     const mm::Version* versions = mm::versions(&count);
     for (int i = 0; i < count; ++i) {

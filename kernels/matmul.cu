@@ -20,19 +20,40 @@
 namespace engine::cuda {
 namespace {
 
-// The version every engine matmul uses (FP32, as the articles compute).
-constexpr const char* ENGINE_VERSION = "v5_blocktile_2d";
-constexpr int TILE = 64;  // the output tile of ENGINE_VERSION
+// The engine picks one of three kernels by the shape of C and the --tf32 setting. Measured
+// on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22):
+//  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...): 64 x 64 tiles and
+//    split-K. A 128 x 128 tile would leave most of a 32-row output empty and give the 132 SMs
+//    a handful of blocks; v5 beat cuBLAS at every seed-MLP shape, v7 at none.
+//  - large outputs (both sides >= LARGE): the warp-tiled kernel, 2x faster than v5 from
+//    2048^3 on, with split-K only while its tiles cannot fill the SMs.
+//  - large outputs with --tf32: the tensor-core kernel. Small outputs stay FP32 even then:
+//    there the time is latency, not arithmetic, and FP32 is exact.
+struct EngineKernel {
+  const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
+  int tile_m, tile_n;   // its output tile
+  int min_slice;        // shallowest K slice worth a block: several of its K tiles
+};
+constexpr EngineKernel SMALL{"v5_blocktile_2d", 64, 64, 32};
+constexpr EngineKernel LARGE_FP32{"v7_warptile", 128, 128, 128};
+constexpr EngineKernel LARGE_TF32{"v9_tf32_mma", 128, 128, 128};
+constexpr int LARGE = 512;     // M and N from which the large kernels win
+constexpr int MAX_SLICES = 64;  // bounds the split-K workspace to 64 x M x N floats
 
-// How many slices of K: enough to give every SM a block, each slice at least 32 deep.
+const EngineKernel& kernel_for(int M, int N, bool tf32) {
+  if (M < LARGE || N < LARGE) return SMALL;
+  return tf32 ? LARGE_TF32 : LARGE_FP32;
+}
+
+// How many slices of K: enough to give every SM a block, each slice at least min_slice deep.
 // Short slices matter even when SMs are not short: a block walks its K tiles one after the
 // other, each waiting ~1 us for global memory, so a lone (32 x 10 x 128) block took 15 us
 // (ncu, H200, 2026-11-22) where four slices of 32 take a quarter of the chain.
-int split_k_slices(int M, int N, int K) {
-  const int tiles = ((M + TILE - 1) / TILE) * ((N + TILE - 1) / TILE);
+int split_k_slices(const EngineKernel& kernel, int M, int N, int K) {
+  const int tiles = ((M + kernel.tile_m - 1) / kernel.tile_m) * ((N + kernel.tile_n - 1) / kernel.tile_n);
   const int by_sms = (multiprocessor_count() + tiles - 1) / tiles;
-  const int by_depth = K / 32;
-  return std::max(1, std::min({by_sms, by_depth, 16}));
+  const int by_depth = K / kernel.min_slice;
+  return std::max(1, std::min({by_sms, by_depth, MAX_SLICES}));
 }
 
 }  // namespace
@@ -67,7 +88,8 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
   g.alpha = alpha;
   g.beta = beta;
 
-  const int slices = split_k_slices(g.M, g.N, g.K);
+  const EngineKernel& kernel = kernel_for(g.M, g.N, tf32_);
+  const int slices = split_k_slices(kernel, g.M, g.N, g.K);
   Tensor workspace;
   int used_slices = 1;
   if (slices > 1) {
@@ -76,8 +98,7 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
     workspace = Tensor::empty({used_slices, M, N}, DType::F32, device());
     g.partial = workspace.data<float>();
   }
-  static const matmul::Version& version = matmul::version_named(ENGINE_VERSION);
-  version.launch(g, stream());
+  matmul::version_named(kernel.version).launch(g, stream());
   if (used_slices > 1) matmul::split_k_reduce(g, used_slices, stream());
 }
 

@@ -42,20 +42,68 @@ Tensor device_tensor(const std::vector<float>& values, int64_t rows, int64_t col
   return storage.slice(offset, {rows, cols});
 }
 
+// One problem's operands on the host: C (M, N) = alpha op(A) op(B) + beta C0.
+struct Problem {
+  Case c;
+  bool ta, tb;
+  float alpha, beta;
+  std::vector<float> a, b, c0;
+  int64_t a_rows() const { return ta ? c.K : c.M; }
+  int64_t a_cols() const { return ta ? c.M : c.K; }
+  int64_t b_rows() const { return tb ? c.N : c.K; }
+  int64_t b_cols() const { return tb ? c.K : c.N; }
+};
+
+Problem random_problem(const Case& c, bool ta, bool tb, float alpha, float beta, Generator& rng) {
+  Problem p{c, ta, tb, alpha, beta, {}, {}, {}};
+  p.a = random_values(static_cast<size_t>(p.a_rows() * p.a_cols()), rng);
+  p.b = random_values(static_cast<size_t>(p.b_rows() * p.b_cols()), rng);
+  p.c0 = random_values(static_cast<size_t>(c.M) * c.N, rng);
+  return p;
+}
+
+// Whether `got` is the problem's C within the rounding a float (or TF32) GEMM may add.
+void expect_matches_reference(const Problem& p, const std::vector<float>& got, bool tf32,
+                              const std::string& what) {
+  const Case& c = p.c;
+  size_t bad = 0;
+  double worst = 0.0;
+  for (int m = 0; m < c.M; ++m) {
+    for (int n = 0; n < c.N; ++n) {
+      double ref = 0.0, magnitude = 0.0;
+      for (int k = 0; k < c.K; ++k) {
+        const double x = p.ta ? p.a[static_cast<size_t>(k) * c.M + m] : p.a[static_cast<size_t>(m) * c.K + k];
+        const double y = p.tb ? p.b[static_cast<size_t>(n) * c.K + k] : p.b[static_cast<size_t>(k) * c.N + n];
+        ref += x * y;
+        magnitude += std::fabs(x * y);
+      }
+      const double old = p.c0[static_cast<size_t>(m) * c.N + n];
+      const double expected = p.alpha * ref + p.beta * old;
+      // A K-term float dot product errs by at most ~K U of sum |x y| in any order; TF32
+      // rounds each operand to 2^-11 first. Plus the roundings of alpha and beta terms.
+      const double per_term = tf32 ? 2.0 * TF32_U : 0.0;
+      const double bound = ((per_term + 2.0 * (c.K + 4) * U) * std::fabs(p.alpha) * magnitude +
+                            4.0 * U * std::fabs(p.beta * old)) + 1e-30;
+      const double err = std::fabs(got[static_cast<size_t>(m) * c.N + n] - expected);
+      if (!(err <= bound)) ++bad;  // NaN (an unwritten element) fails too
+      worst = std::max(worst, err / bound);
+    }
+  }
+  INFO(what, " ", c.M, "x", c.N, "x", c.K, (p.ta ? " A^T" : ""), (p.tb ? " B^T" : ""), " alpha ",
+       p.alpha, " beta ", p.beta, ": worst err/bound ", worst);
+  CHECK(bad == 0);
+}
+
 void check_version(const mm::Version& v, const Case& c, bool ta, bool tb, int k_slice,
                    int64_t offset, float alpha, float beta, Generator& rng) {
-  const int64_t a_rows = ta ? c.K : c.M, a_cols = ta ? c.M : c.K;
-  const int64_t b_rows = tb ? c.N : c.K, b_cols = tb ? c.K : c.N;
-  const std::vector<float> a = random_values(static_cast<size_t>(a_rows * a_cols), rng);
-  const std::vector<float> b = random_values(static_cast<size_t>(b_rows * b_cols), rng);
-  const std::vector<float> c0 = random_values(static_cast<size_t>(c.M) * c.N, rng);
-  const Tensor da = device_tensor(a, a_rows, a_cols, offset);
-  const Tensor db = device_tensor(b, b_rows, b_cols, offset);
-  Tensor dc = Tensor::from_vector(c0, {c.M, c.N}, Device::cuda());
+  const Problem p = random_problem(c, ta, tb, alpha, beta, rng);
+  const Tensor da = device_tensor(p.a, p.a_rows(), p.a_cols(), offset);
+  const Tensor db = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
+  Tensor dc = Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
   mm::Gemm g;
   g.M = c.M; g.N = c.N; g.K = c.K;
-  g.A = da.data<float>(); g.lda = static_cast<int>(a_cols); g.transpose_a = ta;
-  g.B = db.data<float>(); g.ldb = static_cast<int>(b_cols); g.transpose_b = tb;
+  g.A = da.data<float>(); g.lda = static_cast<int>(p.a_cols()); g.transpose_a = ta;
+  g.B = db.data<float>(); g.ldb = static_cast<int>(p.b_cols()); g.transpose_b = tb;
   g.C = dc.data<float>(); g.ldc = c.N;
   g.alpha = alpha; g.beta = beta;
   Tensor workspace;
@@ -68,34 +116,9 @@ void check_version(const mm::Version& v, const Case& c, bool ta, bool tb, int k_
   }
   v.launch(g, cuda::stream());
   if (slices > 1) mm::split_k_reduce(g, slices, cuda::stream());
-  const std::vector<float> got = dc.to_vector();
-
-  size_t bad = 0;
-  double worst = 0.0;
-  for (int m = 0; m < c.M; ++m) {
-    for (int n = 0; n < c.N; ++n) {
-      double ref = 0.0, magnitude = 0.0;
-      for (int k = 0; k < c.K; ++k) {
-        const double x = ta ? a[static_cast<size_t>(k) * c.M + m] : a[static_cast<size_t>(m) * c.K + k];
-        const double y = tb ? b[static_cast<size_t>(n) * c.K + k] : b[static_cast<size_t>(k) * c.N + n];
-        ref += x * y;
-        magnitude += std::fabs(x * y);
-      }
-      const double old = c0[static_cast<size_t>(m) * c.N + n];
-      const double expected = alpha * ref + beta * old;
-      // A K-term float dot product errs by at most ~K U of sum |x y| in any order; TF32
-      // rounds each operand to 2^-11 first. Plus the roundings of alpha and beta terms.
-      const double per_term = v.tf32 ? 2.0 * TF32_U : 0.0;
-      const double bound = ((per_term + 2.0 * (c.K + 4) * U) * std::fabs(alpha) * magnitude +
-                            4.0 * U * std::fabs(beta * old)) + 1e-30;
-      const double err = std::fabs(got[static_cast<size_t>(m) * c.N + n] - expected);
-      if (!(err <= bound)) ++bad;  // NaN (an unwritten element) fails too
-      worst = std::max(worst, err / bound);
-    }
-  }
-  INFO(v.name, " ", c.M, "x", c.N, "x", c.K, (ta ? " A^T" : ""), (tb ? " B^T" : ""), " k_slice ",
-       k_slice, " offset ", offset, " alpha ", alpha, " beta ", beta, ": worst err/bound ", worst);
-  CHECK(bad == 0);
+  expect_matches_reference(p, dc.to_vector(), v.tf32,
+                           std::string(v.name) + " k_slice " + std::to_string(k_slice) +
+                               " offset " + std::to_string(offset));
 }
 
 }  // namespace
@@ -128,4 +151,25 @@ TEST_CASE("every matmul version: split-K slices and operands off a 16-byte bound
       check_version(versions[i], c, true, false, 48, 3, 2.0f, 1.0f, rng);
     }
   }
+}
+
+// The engine's own matmul picks a kernel by shape (kernels/matmul.cu): small outputs, large
+// ones in FP32, large ones on TF32 tensor cores with set_tf32; each with its split-K.
+TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
+  Generator rng(11);
+  Backend& backend = backend_for(Device::cuda());
+  for (const bool tf32 : {false, true}) {
+    backend.set_tf32(tf32);
+    for (const Case& c : {Case{32, 1000, 1000}, Case{100, 128, 8192}, Case{600, 520, 300}, Case{513, 700, 600}}) {
+      for (int t = 0; t < 4; ++t) {
+        const Problem p = random_problem(c, (t & 1) != 0, (t & 2) != 0, 1.0f, t == 3 ? 0.5f : 0.0f, rng);
+        const Tensor a = Tensor::from_vector(p.a, {p.a_rows(), p.a_cols()}, Device::cuda());
+        const Tensor b = Tensor::from_vector(p.b, {p.b_rows(), p.b_cols()}, Device::cuda());
+        Tensor out = Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
+        backend.matmul(a, p.ta, b, p.tb, out, p.alpha, p.beta);
+        expect_matches_reference(p, out.to_vector(), tf32, tf32 ? "engine tf32" : "engine fp32");
+      }
+    }
+  }
+  backend.set_tf32(false);
 }
