@@ -1,16 +1,19 @@
 // v9: TF32 tensor cores. Each warp multiplies 16 x 8 x 8 blocks with one instruction,
 // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (HMMA in SASS), accumulating in FP32.
 //
-// What changes from v7: the multiply itself. v7 spends one FFMA instruction per 32 multiply-
+// What changes from v8: the multiply itself. v8 spends one FFMA instruction per 32 multiply-
 // adds (one per lane), and the FP32 pipes cap it at ~60 TFLOP/s on an H100. One mma.sync does
 // 16 x 8 x 8 = 1024 multiply-adds for the warp: the tensor cores' TF32 rate is several times
 // the FP32 rate (cuBLAS reaches ~380-400 TFLOP/s in TF32 against ~51 in FP32). The price is
 // precision: the operands are rounded to TF32 (10 mantissa bits, cvt.rna: to nearest, ties
 // away from zero) before each multiply; products and sums stay FP32. Hence tf32 = true in
-// the version table, and looser tolerances in the tests. Two more changes follow from the
-// faster multiply, which leaves less time to hide loads behind: a three-stage pipeline of
-// cp.async copies (global -> shared directly, no staging registers, two tiles in flight while
-// one is multiplied), and BK = 32 so that each barrier is paid for 4 x more work.
+// the version table, and looser tolerances in the tests. The rest follows from the faster
+// multiply, which leaves less time to hide loads behind: v8's three-stage cp.async pipeline
+// now carries both operands whatever their layout (mma's fragments are read one float at a
+// time, so each tile stays in shared memory as it is stored, and nothing is staged through
+// registers as v8 stages a k-contiguous operand); BK = 32 (v8: 8), so that each barrier is
+// paid for with twice v8's multiply-adds (128 x 128 x 32 against 128 x 256 x 8); and with
+// only 64 accumulators per thread, two blocks share an SM again (128 registers).
 //
 // Napkin math, 4096^3: 137 GFLOP; at cuBLAS's TF32 ~380 TFLOP/s, 0.36 ms. DRAM: 201 MB,
 // 67 us at 3 TB/s: still 680 FLOP/byte, compute-bound. But L2 -> shared memory now matters:
@@ -29,6 +32,7 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/matmul/cp_async.h"
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
 
@@ -63,32 +67,6 @@ static_assert(BM == BN, "SmemLayout serves A and B alike");
 template <bool TA, bool TB>
 constexpr int smem_bytes() {
   return STAGES * (SmemLayout<!TA>::SIZE + SmemLayout<TB>::SIZE) * int{sizeof(float)};
-}
-
-// cp.async: an asynchronous global -> shared copy that bypasses registers. src_bytes below
-// the copy size zero-fills the rest of the destination, and 0 reads nothing: the zero-fill of
-// edge tiles is free. .cg (16-byte copies) caches in L2 only: the tile is reused from shared
-// memory, not L1; .ca is the only form for 4-byte copies.
-__device__ __forceinline__ void cp_async_16(float* dst, const float* src, int src_bytes) {
-  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_4(float* dst, const float* src, int src_bytes) {
-  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
-               : "memory");
-}
-// Closes the group of copies this thread issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Waits until at most N of this thread's groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 // Copies one operand's tile into a stage. The tile is 128 stored rows of 32 floats when k is

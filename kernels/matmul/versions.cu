@@ -19,6 +19,7 @@ void v5_blocktile_2d(const Gemm& g, cudaStream_t stream);
 // -- v6.. --
 void v6_vectorized(const Gemm& g, cudaStream_t stream);
 void v7_warptile(const Gemm& g, cudaStream_t stream);
+void v8_async_bigtile(const Gemm& g, cudaStream_t stream);
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);
 
 namespace {
@@ -40,6 +41,9 @@ const Version VERSIONS[] = {
      false, v6_vectorized},
     {"v7_warptile", "32 x 64 warp tiles, double buffering: the next tile loads during the FMAs",
      false, v7_warptile},
+    {"v8_async_bigtile",
+     "128 x 256 tiles, 16 x 8 per thread, 3-stage cp.async: 128 FMAs per 6 shared loads", false,
+     v8_async_bigtile},
     {"v9_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
      true, v9_tf32_mma},
 };

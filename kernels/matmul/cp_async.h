@@ -1,0 +1,36 @@
+// cp.async (sm_80+): asynchronous global -> shared memory copies that bypass registers, for the
+// ladder's pipelined versions (v8, v9). A thread issues copies, closes them into a group with
+// cp_async_commit(), and later waits until at most N of its groups are still in flight; the
+// copies of other threads become visible only after a barrier that follows their wait.
+#pragma once
+
+#if defined(__CUDACC__)
+namespace engine::cuda::matmul {
+
+// src_bytes below the copy size zero-fills the rest of the destination, and 0 reads nothing:
+// the zero-fill of edge tiles is free. .cg (16-byte copies) caches in L2 only: the tile is
+// reused from shared memory, not L1; .ca is the only form for 4-byte copies.
+__device__ __forceinline__ void cp_async_16(float* dst, const float* src, int src_bytes) {
+  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_4(float* dst, const float* src, int src_bytes) {
+  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
+               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+               : "memory");
+}
+// Closes the group of copies this thread issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Waits until at most N of this thread's groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+}  // namespace engine::cuda::matmul
+#endif
