@@ -8,6 +8,7 @@
 //  - shapes are checked by the caller; a backend may assume them.
 // An op `foo` is declared here, implemented in cpu/foo.cpp and kernels/foo.cu.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,6 +34,15 @@ struct AdamConfig {
 // Keras' Adam step size for step t (1-based), in double: lr * sqrt(1 - b2^t) / (1 - b1^t).
 // Every backend folds the bias corrections in with this one function.
 double adam_step_size(const AdamConfig& config, int64_t t);
+
+// A 3-D walk over a tensor's elements, counted in elements from the tensor's start: step
+// (i, j, k) of the walk is element offset + i * stride[0] + j * stride[1] + k * stride[2].
+// Strides may be 0 (every step of that axis visits the same element) and need not describe a
+// contiguous layout: transposes, diagonals and broadcasts are all walks (see strided_copy).
+struct Walk3d {
+  int64_t offset = 0;
+  std::array<int64_t, 3> stride{};
+};
 
 class StepGraph;
 
@@ -137,6 +147,23 @@ class Backend {
                            const AdamConfig& config, const Tensor& step) = 0;
   // counter[0] += 1 for an I32 scalar on the device (the step counter above).
   virtual void increment(Tensor& counter) = 0;
+
+  // ---- Jacobians (core/linearize.h, nn/jacobian.h) ------------------------------------------
+  // The forward-mode rule of an elementwise op, for K directions at once: t and out hold K
+  // stacked copies of y's shape, (K, *y.shape), and out[k, i] = d[i] * t[k, i] with
+  //   d = act'(x) written through the forward output y (relu: [y > 0], tanh: 1 - y^2,
+  //       sigmoid: y (1 - y)) for Relu, Tanh, Sigmoid;
+  //   d = y itself for None: the rule of a product, y holding the other factor.
+  // An elementwise op's Jacobian is diagonal, so the same call is its batched reverse-mode
+  // rule. out may be t (in place).
+  virtual void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) = 0;
+  // y[to(i, j, k)] = x[from(i, j, k)] for every (i, j, k) below `extent`: a transpose, a
+  // permutation, a scatter into a diagonal or a broadcast of one element, in one pass. Both
+  // walks stay inside their tensors (engine::strided_copy in core/ops.h checks) and `to`
+  // visits no element twice (else which write lands is unspecified); elements of y that the
+  // walk misses keep their values.
+  virtual void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                            const Walk3d& from, const Walk3d& to) = 0;
 };
 
 // A recorded training step (Backend::capture); replay() runs it again on the device,

@@ -69,6 +69,9 @@ class CpuBackend final : public Backend {
   void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                    const AdamConfig& config, const Tensor& step) override;
   void increment(Tensor& counter) override;
+  void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) override;
+  void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                    const Walk3d& from, const Walk3d& to) override;
 
  private:
   CachingAllocator allocator_;
