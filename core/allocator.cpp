@@ -88,6 +88,11 @@ AllocatorStats CachingAllocator::stats() const {
   return stats_;
 }
 
+void CachingAllocator::reset_peak() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.peak_bytes = stats_.current_bytes;
+}
+
 std::shared_ptr<CachingAllocator::Pool> CachingAllocator::begin_private_pool() {
   std::lock_guard<std::mutex> lock(mutex_);
   ENGINE_CHECK(!active_pool_, name_, ": a private pool is already being filled");

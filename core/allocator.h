@@ -43,6 +43,9 @@ class CachingAllocator {
   // Returns every block of the shared cache to the system (e.g. before reporting memory use).
   void release_cached();
   AllocatorStats stats() const;
+  // Starts a new peak from what is in use now: peak_bytes then measures one phase of a run
+  // (the working set of a Jacobian's sweep, nn/jacobian.cpp).
+  void reset_peak();
 
   // Routes allocations to a new private pool until end_private_pool(); returns its handle.
   std::shared_ptr<Pool> begin_private_pool();

@@ -12,6 +12,8 @@ namespace {
 
 thread_local bool g_grad_enabled = true;
 
+}  // namespace
+
 // Nodes reachable from `root`, ordered so that every node comes after all nodes that
 // consume its output (iterative DFS post-order, then reversed by the caller's loop).
 std::vector<Node*> topological_order(Node* root) {
@@ -32,6 +34,8 @@ std::vector<Node*> topological_order(Node* root) {
   }
   return order;  // post-order: inputs before consumers
 }
+
+namespace {
 
 // sum += g. A gradient tensor may be shared (an add node hands the same tensor to both of
 // its inputs), so the first contribution is stored as is and later ones build a new sum.
@@ -73,8 +77,54 @@ bool grad_enabled() { return g_grad_enabled; }
 NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
 
+GradModeGuard::GradModeGuard(bool enabled) : previous_(g_grad_enabled) { g_grad_enabled = enabled; }
+GradModeGuard::~GradModeGuard() { g_grad_enabled = previous_; }
+
+Shape stacked_shape(int64_t directions, const Shape& shape) {
+  Shape out{directions};
+  out.insert(out.end(), shape.begin(), shape.end());
+  return out;
+}
+
+Tensor direction(const Tensor& stacked, int64_t k, const Shape& shape) {
+  return stacked.slice(k * numel(shape), shape);
+}
+
+// One backward() per direction, each written into its slot of the stacked result. Nodes
+// that write gradients in place (gradient_destination) override vjp, so this never touches
+// a parameter's gradient buffer.
+std::vector<Tensor> Node::vjp(int64_t directions, const Tensor& cotangents,
+                              const std::vector<bool>& wanted) {
+  std::vector<Tensor> out(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (wanted[i]) {
+      out[i] = Tensor::empty(stacked_shape(directions, inputs_[i].shape()), DType::F32,
+                             cotangents.device());
+    }
+  }
+  for (int64_t k = 0; k < directions; ++k) {
+    const std::vector<Tensor> g = backward(direction(cotangents, k, output_shape_));
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (!wanted[i]) continue;
+      Tensor slot = direction(out[i], k, inputs_[i].shape());
+      if (g[i].defined()) {
+        slot.copy_from(g[i]);
+      } else {
+        slot.backend().fill(slot, 0.0f);
+      }
+    }
+  }
+  return out;
+}
+
+Tensor Node::jvp(int64_t, const std::vector<Tensor>&) {
+  throw Error(detail::concat("forward mode: the op '", name(),
+                             "' has no forward-mode rule (use reverse mode)"));
+}
+
 Tensor& record(Tensor& output, std::shared_ptr<Node> node) {
   if (!g_grad_enabled) return output;
+  node->output_shape_ = output.shape();
   for (size_t i = 0; i < node->inputs().size(); ++i) {
     if (node->needs_input_grad(i)) {
       output.set_grad_fn(std::move(node));

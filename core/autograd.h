@@ -33,10 +33,39 @@ class Node {
   bool needs_input_grad(size_t i) const {
     return inputs_[i].defined() && inputs_[i].requires_grad();
   }
+  // The output's shape, noted by record().
+  const Shape& output_shape() const { return output_shape_; }
+
+  // ---- batched rules, for Jacobians (core/linearize.h) -------------------------------------
+  // Both push K directions through the op at once. A direction's tangent or cotangent has the
+  // shape of the tensor it belongs to, and the K of them are stacked into one contiguous
+  // (K, *shape) tensor (stacked_shape below), so most rules are one backend call for all K.
+  //
+  // Reverse mode: the K cotangents of the output -> the K cotangents of each input i with
+  // wanted[i], undefined elsewhere (a Jacobian never computes a weight's gradient). The
+  // default runs backward() once per direction; ops on a Jacobian's fast paths override it.
+  virtual std::vector<Tensor> vjp(int64_t directions, const Tensor& cotangents,
+                                  const std::vector<bool>& wanted);
+  // Forward mode: the K tangents of each input (undefined where the input does not depend on
+  // the Jacobian's x: a zero tangent) -> the K tangents of the output. Only ops that have a
+  // forward-mode rule say so with has_jvp(); the default jvp throws.
+  virtual bool has_jvp() const { return false; }
+  virtual Tensor jvp(int64_t directions, const std::vector<Tensor>& tangents);
 
  private:
+  friend Tensor& record(Tensor& output, std::shared_ptr<Node> node);
   std::vector<Tensor> inputs_;
+  Shape output_shape_;
 };
+
+// K directions of `shape` stacked into one tensor: (K, *shape).
+Shape stacked_shape(int64_t directions, const Shape& shape);
+// Direction k of a stacked tensor, as a view of `shape` (no copy).
+Tensor direction(const Tensor& stacked, int64_t k, const Shape& shape);
+
+// The nodes reachable from `root` (root included), each after every node whose output it
+// consumes: inputs before consumers, the order of the forward pass.
+std::vector<Node*> topological_order(Node* root);
 
 // Runs the backward pass from `root`. With no `seed`, root must hold one element and its
 // gradient is 1. Leaf tensors that require grad get their .grad accumulated (added to an
@@ -53,6 +82,19 @@ class NoGradGuard {
   ~NoGradGuard();
   NoGradGuard(const NoGradGuard&) = delete;
   NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Sets grad mode for a scope, either way: jacobian() records f even when called inside a
+// NoGradGuard.
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled);
+  ~GradModeGuard();
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
 
  private:
   bool previous_;

@@ -58,5 +58,10 @@ Tensor mean(const Tensor& x);                          // -> scalar, shape ()
 // ---- not differentiable -----------------------------------------------------------------
 // Rows of x picked by index (I32): how batches are cut from a dataset on its device.
 Tensor gather_rows(const Tensor& x, const Tensor& index);
+// y[to(i, j, k)] = x[from(i, j, k)] for every (i, j, k) below `extent` (Walk3d: core/backend.h),
+// for tensors of one 4-byte dtype on one device that do not share storage. Checks that both
+// walks stay inside their tensors, then runs the backend's copy.
+void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                  const Walk3d& from, const Walk3d& to);
 
 }  // namespace engine

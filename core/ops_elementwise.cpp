@@ -1,5 +1,6 @@
 // Elementwise ops: add, sub, mul, scale and the activations relu, tanh, sigmoid.
 #include "core/autograd.h"
+#include "core/batched_rules.h"
 #include "core/op_checks.h"
 #include "core/ops.h"
 
@@ -41,6 +42,47 @@ class BinaryNode final : public Node {
     return {da, db};
   }
 
+  std::vector<Tensor> vjp(int64_t, const Tensor& dy, const std::vector<bool>& wanted) override {
+    Tensor da, db;
+    switch (op_) {
+      case BinaryOp::Add:
+        return {wanted[0] ? dy : Tensor(), wanted[1] ? dy : Tensor()};
+      case BinaryOp::Sub:
+        return {wanted[0] ? dy : Tensor(), wanted[1] ? scaled(dy, -1.0f) : Tensor()};
+      case BinaryOp::Mul:  // each factor's cotangent is dy times the other factor
+        if (wanted[0]) da = detail::elementwise_rule(Activation::None, inputs()[1], dy);
+        if (wanted[1]) db = detail::elementwise_rule(Activation::None, inputs()[0], dy);
+        break;
+    }
+    return {da, db};
+  }
+
+  bool has_jvp() const override { return true; }
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    const Tensor& ta = t[0];
+    const Tensor& tb = t[1];
+    if (!ta.defined() && !tb.defined()) {
+      return Tensor::zeros(stacked_shape(K, output_shape()), DType::F32, inputs()[0].device());
+    }
+    Tensor first, second;  // the terms of d(a op b) from da and from db
+    switch (op_) {
+      case BinaryOp::Add:
+        first = ta, second = tb;
+        break;
+      case BinaryOp::Sub:
+        first = ta;
+        if (tb.defined()) second = scaled(tb, -1.0f);
+        break;
+      case BinaryOp::Mul:  // d(ab) = da b + a db
+        if (ta.defined()) first = detail::elementwise_rule(Activation::None, inputs()[1], ta);
+        if (tb.defined()) second = detail::elementwise_rule(Activation::None, inputs()[0], tb);
+        break;
+    }
+    if (!first.defined()) return second;
+    if (!second.defined()) return first;
+    return detail::stacked_binary(BinaryOp::Add, first, second);
+  }
+
  private:
   BinaryOp op_;
 };
@@ -50,6 +92,11 @@ class ScaleNode final : public Node {
   ScaleNode(const Tensor& x, float factor) : Node({x}), factor_(factor) {}
   const char* name() const override { return "scale"; }
   std::vector<Tensor> backward(const Tensor& dy) override { return {scaled(dy, factor_)}; }
+  std::vector<Tensor> vjp(int64_t, const Tensor& dy, const std::vector<bool>&) override {
+    return {scaled(dy, factor_)};
+  }
+  bool has_jvp() const override { return true; }
+  Tensor jvp(int64_t, const std::vector<Tensor>& t) override { return scaled(t[0], factor_); }
 
  private:
   float factor_;
@@ -67,6 +114,14 @@ class ActivationNode final : public Node {
     Tensor dx = empty_like(dy);
     dy.backend().activation_backward(act_, y_, dy, dx);
     return {dx};
+  }
+  // relu, tanh and sigmoid have diagonal Jacobians: one rule for both modes.
+  std::vector<Tensor> vjp(int64_t, const Tensor& dy, const std::vector<bool>&) override {
+    return {detail::elementwise_rule(act_, y_, dy)};
+  }
+  bool has_jvp() const override { return true; }
+  Tensor jvp(int64_t, const std::vector<Tensor>& t) override {
+    return detail::elementwise_rule(act_, y_, t[0]);
   }
 
  private:

@@ -1,5 +1,6 @@
 // matmul and bias + activation: the two halves of a Dense layer.
 #include "core/autograd.h"
+#include "core/batched_rules.h"
 #include "core/op_checks.h"
 #include "core/ops.h"
 
@@ -33,6 +34,75 @@ class MatmulNode final : public Node {
     return {da, db};
   }
 
+  // K directions at once. The tangent or cotangent of a non-transposed left operand stacks
+  // its K directions as rows, (K * M, K'): one GEMM for all of them, the seed MLP's case.
+  // The other cases (a constant mixing the rows of x, transposed operands) take one GEMM per
+  // direction.
+  std::vector<Tensor> vjp(int64_t K, const Tensor& dc, const std::vector<bool>& wanted) override {
+    const Tensor& a = inputs()[0];
+    const Tensor& b = inputs()[1];
+    const Shape& c_shape = output_shape();
+    Backend& be = dc.backend();
+    Tensor da, db;
+    if (wanted[0]) {
+      da = Tensor::empty(stacked_shape(K, a.shape()), DType::F32, dc.device());
+      if (!transpose_a_) {  // dA_k = dC_k op(B)^T
+        Tensor rows = da.view({K * a.dim(0), a.dim(1)});
+        be.matmul(dc.view({K * c_shape[0], c_shape[1]}), false, b, !transpose_b_, rows, 1.0f, 0.0f);
+      } else {  // stored A^T: dA_k = op(B) dC_k^T
+        for (int64_t k = 0; k < K; ++k) {
+          Tensor out = direction(da, k, a.shape());
+          be.matmul(b, transpose_b_, direction(dc, k, c_shape), true, out, 1.0f, 0.0f);
+        }
+      }
+    }
+    if (wanted[1]) {
+      db = Tensor::empty(stacked_shape(K, b.shape()), DType::F32, dc.device());
+      for (int64_t k = 0; k < K; ++k) {
+        Tensor out = direction(db, k, b.shape());
+        const Tensor dc_k = direction(dc, k, c_shape);
+        if (transpose_b_) {  // stored B^T: dB_k = dC_k^T op(A)
+          be.matmul(dc_k, true, a, transpose_a_, out, 1.0f, 0.0f);
+        } else {  // dB_k = op(A)^T dC_k
+          be.matmul(a, !transpose_a_, dc_k, false, out, 1.0f, 0.0f);
+        }
+      }
+    }
+    return {da, db};
+  }
+
+  bool has_jvp() const override { return true; }
+  // d(op(A) op(B)) = op(dA) op(B) + op(A) op(dB).
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    const Tensor& a = inputs()[0];
+    const Tensor& b = inputs()[1];
+    const Shape& c_shape = output_shape();
+    Backend& be = a.backend();
+    Tensor dc = Tensor::empty(stacked_shape(K, c_shape), DType::F32, a.device());
+    float beta = 0.0f;  // the second term adds to the first
+    if (t[0].defined()) {
+      if (!transpose_a_) {
+        Tensor rows = dc.view({K * c_shape[0], c_shape[1]});
+        be.matmul(t[0].view({K * a.dim(0), a.dim(1)}), false, b, transpose_b_, rows, 1.0f, 0.0f);
+      } else {
+        for (int64_t k = 0; k < K; ++k) {
+          Tensor out = direction(dc, k, c_shape);
+          be.matmul(direction(t[0], k, a.shape()), true, b, transpose_b_, out, 1.0f, 0.0f);
+        }
+      }
+      beta = 1.0f;
+    }
+    if (t[1].defined()) {
+      for (int64_t k = 0; k < K; ++k) {
+        Tensor out = direction(dc, k, c_shape);
+        be.matmul(a, transpose_a_, direction(t[1], k, b.shape()), transpose_b_, out, 1.0f, beta);
+      }
+    } else if (beta == 0.0f) {
+      be.fill(dc, 0.0f);  // neither operand moves
+    }
+    return dc;
+  }
+
  private:
   // Into `out` when given (a parameter's gradient buffer), else into a new tensor.
   static Tensor matmul_raw(const Tensor& x, bool tx, const Tensor& y, bool ty, const Shape& shape,
@@ -64,6 +134,39 @@ class BiasActivationNode final : public Node {
     Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
     dy.backend().bias_activation_backward(act_, y_, dy, dx, db);
     return {needs_input_grad(0) ? dx : Tensor(), db};
+  }
+
+  // x (N, F), bias (F,): the bias' K cotangents are the column sums of each direction.
+  std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>& wanted) override {
+    const Tensor dz = act_ == Activation::None ? dy : detail::elementwise_rule(act_, y_, dy);
+    Tensor db;
+    if (wanted[1]) {
+      const Shape& bias_shape = inputs()[1].shape();
+      db = Tensor::empty(stacked_shape(K, bias_shape), DType::F32, dy.device());
+      for (int64_t k = 0; k < K; ++k) {
+        Tensor out = direction(db, k, bias_shape);
+        dy.backend().sum_rows(direction(dz, k, y_.shape()), out);
+      }
+    }
+    return {wanted[0] ? dz : Tensor(), db};
+  }
+
+  bool has_jvp() const override { return true; }
+  // dy = act'(z) * (dx + dbias broadcast over the rows).
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    const Shape& shape = y_.shape();
+    Tensor dz = t[0];
+    if (t[1].defined()) {  // a bias that itself depends on x: rare, one pass per direction
+      dz = Tensor::empty(stacked_shape(K, shape), DType::F32, y_.device());
+      const Tensor zero_rows = t[0].defined() ? Tensor() : Tensor::zeros(shape, DType::F32, y_.device());
+      for (int64_t k = 0; k < K; ++k) {
+        Tensor out = direction(dz, k, shape);
+        y_.backend().bias_activation_forward(
+            Activation::None, t[0].defined() ? direction(t[0], k, shape) : zero_rows,
+            direction(t[1], k, inputs()[1].shape()), out);
+      }
+    }
+    return act_ == Activation::None ? dz : detail::elementwise_rule(act_, y_, dz);
   }
 
  private:

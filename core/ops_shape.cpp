@@ -13,6 +13,13 @@ class ReshapeNode final : public Node {
   std::vector<Tensor> backward(const Tensor& dy) override {
     return {dy.view(inputs()[0].shape())};
   }
+  std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>&) override {
+    return {dy.view(stacked_shape(K, inputs()[0].shape()))};
+  }
+  bool has_jvp() const override { return true; }
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    return t[0].view(stacked_shape(K, output_shape()));
+  }
 };
 
 class SumNode final : public Node {
@@ -23,6 +30,26 @@ class SumNode final : public Node {
     Tensor dx = Tensor::empty(inputs()[0].shape(), DType::F32, dy.device());
     dy.backend().broadcast_scalar(dy, factor_, dx);
     return {dx};
+  }
+  // K directions: dx[k, :] = factor * dy[k], the outer product dy (K, 1) @ ones (1, n).
+  std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>&) override {
+    const Shape& x_shape = inputs()[0].shape();
+    const int64_t n = numel(x_shape);
+    Tensor dx = Tensor::empty(stacked_shape(K, x_shape), DType::F32, dy.device());
+    Tensor rows = dx.view({K, n});
+    dy.backend().matmul(dy.view({K, 1}), false, Tensor::full({1, n}, 1.0f, dy.device()), false,
+                        rows, factor_, 0.0f);
+    return {dx};
+  }
+  bool has_jvp() const override { return true; }
+  // dy[k] = factor * sum(dx[k, :]) = factor * (dx (K, n) @ ones (n, 1)).
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    const int64_t n = inputs()[0].numel();
+    Tensor dy = Tensor::empty({K}, DType::F32, t[0].device());
+    Tensor column = dy.view({K, 1});
+    t[0].backend().matmul(t[0].view({K, n}), false, Tensor::full({n, 1}, 1.0f, t[0].device()),
+                          false, column, factor_, 0.0f);
+    return dy;
   }
 
  private:
@@ -98,6 +125,34 @@ Tensor gather_rows(const Tensor& x, const Tensor& index) {
   Tensor y = Tensor::empty(shape, x.dtype(), x.device());
   x.backend().gather_rows(x, index, y);
   return y;
+}
+
+namespace {
+// The last element a walk visits must lie inside `t`.
+void check_walk(const char* what, const Tensor& t, const std::array<int64_t, 3>& extent,
+                const Walk3d& walk) {
+  int64_t last = walk.offset;
+  for (size_t d = 0; d < 3; ++d) {
+    ENGINE_CHECK(walk.stride[d] >= 0, "strided_copy: negative stride in the ", what, " walk");
+    last += (extent[d] - 1) * walk.stride[d];
+  }
+  ENGINE_CHECK(walk.offset >= 0 && last < t.numel(), "strided_copy: the ", what,
+               " walk reaches element ", last, " of a tensor of ", t.numel());
+}
+}  // namespace
+
+void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                  const Walk3d& from, const Walk3d& to) {
+  ENGINE_CHECK(x.defined() && y.defined(), "strided_copy: undefined tensor");
+  ENGINE_CHECK(x.dtype() == y.dtype(), "strided_copy: dtypes differ (", to_string(x.dtype()),
+               " and ", to_string(y.dtype()), ")");
+  detail::check_same_device("strided_copy", x, y);
+  ENGINE_CHECK(!x.same_storage(y), "strided_copy: source and destination share storage");
+  for (int64_t e : extent) ENGINE_CHECK(e >= 0, "strided_copy: negative extent ", e);
+  if (extent[0] == 0 || extent[1] == 0 || extent[2] == 0) return;
+  check_walk("source", x, extent, from);
+  check_walk("destination", y, extent, to);
+  x.backend().strided_copy(x, y, extent, from, to);
 }
 
 }  // namespace engine

@@ -15,6 +15,19 @@ class SoftmaxNode final : public Node {
     dy.backend().softmax_backward(y_, dy, dx, log_);
     return {dx};
   }
+  // Softmax's Jacobian diag(y) - y y^T is symmetric, so its backward formula is also its
+  // forward-mode rule, applied direction by direction. Log-softmax's (I - 1 y^T) is not, and
+  // has no forward rule here.
+  bool has_jvp() const override { return !log_; }
+  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
+    if (log_) return Node::jvp(K, t);
+    Tensor out = Tensor::empty(t[0].shape(), DType::F32, t[0].device());
+    for (int64_t k = 0; k < K; ++k) {
+      Tensor out_k = direction(out, k, y_.shape());
+      y_.backend().softmax_backward(y_, direction(t[0], k, y_.shape()), out_k, false);
+    }
+    return out;
+  }
 
  private:
   Tensor y_;
