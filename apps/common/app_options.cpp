@@ -16,7 +16,7 @@
 
 namespace engine::apps {
 
-void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::string>& datasets) {
+void add_device_flags(CLI::App& app, CommonOptions& o) {
   app.add_option("--device", o.device, "cpu (OpenBLAS + OpenMP) or gpu (hand-written CUDA)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_flag("--cpu", o.cpu, "same as --device cpu");
@@ -24,6 +24,16 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   app.add_flag("--tf32", o.tf32,
                "GPU matmuls on TF32 tensor cores: faster, ~1e-3 relative error (default FP32, "
                "as the articles)");
+  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout");
+  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
+  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+}
+
+void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::string>& datasets) {
+  add_device_flags(app, o);
   app.add_option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
       ->check(CLI::Range(0, 100000));
   app.add_option("--batch-size", o.batch_size, "samples per training step")
@@ -33,15 +43,9 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
   app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
-  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout");
-  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
-      ->check(CLI::Range(0, 4096));
-  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
   app.add_option("--save", o.save_path, "save the trained weights to this file");
   app.add_option("--load", o.load_path, "load weights from this file before training")
       ->check(CLI::ExistingFile);
-  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 }
 
 Device apply_common_options(const CommonOptions& o) {

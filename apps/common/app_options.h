@@ -32,6 +32,9 @@ struct CommonOptions {
 // Registers the common flags; `datasets` lists the values --dataset accepts.
 void add_common_flags(CLI::App& app, CommonOptions& options,
                       const std::vector<std::string>& datasets);
+// Only the flags of an app that trains nothing: --device, --cpu, --gpu, --tf32, --seed,
+// --threads, --json, --log-level (add_common_flags adds these too).
+void add_device_flags(CLI::App& app, CommonOptions& options);
 
 // Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device.
 // Throws UsageError (exit status 2) when the device cannot be used.
