@@ -168,6 +168,7 @@ class Bench {
       const bool slow = i < 2 && flops > 2.0 * 2048.0 * 2048.0 * 2048.0;  // v1, v2
       if (slow && !include_slow_) continue;
       if (!only_.empty() && std::find(only_.begin(), only_.end(), v.name) == only_.end()) continue;
+      if (v.available != nullptr && !v.available()) continue;  // said once, in main
       CHECK_CUDA(cudaMemsetAsync(g.C, 0xff, sizeof(float) * static_cast<size_t>(s.M) * s.N, cuda::stream()));  // NaN
       v.launch(g, cuda::stream());
       const double err = relative_error(c.to_vector(), reference);
@@ -220,6 +221,10 @@ int main(int argc, char** argv) {
     for (const std::string& name : only) {
       const bool known = std::any_of(all, all + count, [&](const mm::Version& v) { return name == v.name; });
       if (!known) throw apps::UsageError("--versions: no version named " + name);
+    }
+    for (const mm::Version* v = all; v != all + count; ++v) {
+      if (v->available != nullptr && !v->available())
+        std::printf("%s: not available on this build or GPU, skipped\n", v->name);
     }
     Bench bench(peaks.fp32_flops, include_slow, only);
     std::vector<Row> rows;

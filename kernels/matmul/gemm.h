@@ -97,6 +97,9 @@ struct Version {
   const char* what_changed;  // one line: what this step changes and why it is faster
   bool tf32;                 // uses TF32 tensor cores (less precise than FP32)
   void (*launch)(const Gemm& g, cudaStream_t stream);
+  // Whether this build and device can run it (v10 needs sm_90a code and a compute capability
+  // 9.0 GPU); nullptr: always. Callers skip a version that says no.
+  bool (*available)() = nullptr;
 };
 
 // Every version, slowest first; defined in kernels/matmul/versions.cu.

@@ -21,6 +21,8 @@ void v6_vectorized(const Gemm& g, cudaStream_t stream);
 void v7_warptile(const Gemm& g, cudaStream_t stream);
 void v8_async_bigtile(const Gemm& g, cudaStream_t stream);
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);
+void v10_tf32_wgmma(const Gemm& g, cudaStream_t stream);
+bool v10_tf32_wgmma_available();
 
 namespace {
 
@@ -46,6 +48,9 @@ const Version VERSIONS[] = {
      v8_async_bigtile},
     {"v9_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
      true, v9_tf32_mma},
+    {"v10_tf32_wgmma",
+     "Hopper wgmma (sm_90a): async 64 x 256 x 8 per warpgroup, one operand read from shared memory",
+     true, v10_tf32_wgmma, v10_tf32_wgmma_available},
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.
