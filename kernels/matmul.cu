@@ -20,13 +20,16 @@
 namespace engine::cuda {
 namespace {
 
-// The engine picks one of three kernels by the shape of C and the --tf32 setting. Measured
-// on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22):
+// The engine picks one of four kernels by the shape of C and the --tf32 setting. Measured
+// on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22 and -23):
 //  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...): 64 x 64 tiles and
 //    split-K. A 128 x 128 tile would leave most of a 32-row output empty and give the 132 SMs
 //    a handful of blocks; v5 beat cuBLAS at every seed-MLP shape, v7 at none.
 //  - large outputs (both sides >= LARGE): the warp-tiled kernel, 2x faster than v5 from
 //    2048^3 on, with split-K only while its tiles cannot fill the SMs.
+//  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
+//    cp.async big-tile kernel, 90-93% of cuBLAS from 2048^3 on where v7 reaches 76-80%. At
+//    1024^3 its 32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
 //  - large outputs with --tf32: the tensor-core kernel. Small outputs stay FP32 even then:
 //    there the time is latency, not arithmetic, and FP32 is exact.
 struct EngineKernel {
@@ -36,13 +39,17 @@ struct EngineKernel {
 };
 constexpr EngineKernel SMALL{"v5_blocktile_2d", 64, 64, 32};
 constexpr EngineKernel LARGE_FP32{"v7_warptile", 128, 128, 128};
+constexpr EngineKernel HUGE_FP32{"v8_async_bigtile", 128, 256, 128};
 constexpr EngineKernel LARGE_TF32{"v9_tf32_mma", 128, 128, 128};
 constexpr int LARGE = 512;     // M and N from which the large kernels win
 constexpr int MAX_SLICES = 64;  // bounds the split-K workspace to 64 x M x N floats
 
 const EngineKernel& kernel_for(int M, int N, bool tf32) {
   if (M < LARGE || N < LARGE) return SMALL;
-  return tf32 ? LARGE_TF32 : LARGE_FP32;
+  if (tf32) return LARGE_TF32;
+  const int64_t huge_tiles = int64_t{(M + HUGE_FP32.tile_m - 1) / HUGE_FP32.tile_m} *
+                             ((N + HUGE_FP32.tile_n - 1) / HUGE_FP32.tile_n);
+  return huge_tiles >= multiprocessor_count() * 9 / 10 ? HUGE_FP32 : LARGE_FP32;
 }
 
 // How many slices of K: enough to give every SM a block, each slice at least min_slice deep.

@@ -168,13 +168,14 @@ TEST_CASE("every matmul version: split-K slices and operands off a 16-byte bound
 }
 
 // The engine's own matmul picks a kernel by shape (kernels/matmul.cu): small outputs, large
-// ones in FP32, large ones on TF32 tensor cores with set_tf32; each with its split-K.
+// ones in FP32 (two tile sizes), large ones on TF32 tensor cores with set_tf32; each with its split-K.
 TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   Generator rng(11);
   Backend& backend = backend_for(Device::cuda());
   for (const bool tf32 : {false, true}) {
     backend.set_tf32(tf32);
-    for (const Case& c : {Case{32, 1000, 1000}, Case{100, 128, 8192}, Case{600, 520, 300}, Case{513, 700, 600}}) {
+    for (const Case& c : {Case{32, 1000, 1000}, Case{100, 128, 8192}, Case{600, 520, 300}, Case{513, 700, 600},
+                          Case{1700, 2200, 70}}) {
       for (int t = 0; t < 4; ++t) {
         const Problem p = random_problem(c, (t & 1) != 0, (t & 2) != 0, 1.0f, t == 3 ? 0.5f : 0.0f, rng);
         const Tensor a = Tensor::from_vector(p.a, {p.a_rows(), p.a_cols()}, Device::cuda());
