@@ -5,8 +5,9 @@
 # under LOOP_CAP seconds, else it reports the estimate); the same experiment in PyTorch on
 # the same host. Prints a compact summary; every log and JSON record goes into ONE tarball,
 # OUT_DIR/jacobian_logs.tgz, with the summary also in OUT_DIR/jacobian_summary.txt.
-# Usage: scripts/device_run_jacobian.sh DATA_DIR OUT_DIR [full|ours|quick]
-#   full: everything; ours: no PyTorch; quick: tests + GPU runs at val=100/1000, no CPU bench.
+# Usage: scripts/device_run_jacobian.sh DATA_DIR OUT_DIR [full|ours|quick|cpu]
+#   full: everything; ours: no PyTorch; quick: tests + GPU runs at val=100/1000, no CPU bench;
+#   cpu: the CPU runs only (no tests, no PyTorch), to fit one call's time limit.
 # Environment: LOOP_CAP (default 90) seconds for either loop; REPEATS (default 5).
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}; what=${3:-full}
@@ -28,20 +29,22 @@ cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
 cmake --build build-gpu -j "$threads" > "$logs/build.log" 2>&1 || { grep -E "error" -A5 "$logs/build.log" | head -60; exit 1; }
 say "== build ok ($(grep -c warning "$logs/build.log") warning lines)"
 
-say "== tests (jacobian, autograd, ops, gpu parity)"
-(cd build-gpu && timeout 400 ctest --output-on-failure -j 4 -R "jacobian|autograd|test_ops|gpu_parity" \
-  > "$logs/ctest.log" 2>&1); grep -E "tests passed|Passed|Failed|Skipped|\*\*\*" "$logs/ctest.log" | tee -a "$summary"
+if [ "$what" != cpu ]; then
+  say "== tests (jacobian, autograd, ops, gpu parity)"
+  (cd build-gpu && timeout 400 ctest --output-on-failure -j 4 -R "jacobian|autograd|test_ops|gpu_parity" \
+    > "$logs/ctest.log" 2>&1); grep -E "tests passed|Passed|Failed|Skipped|\*\*\*" "$logs/ctest.log" | tee -a "$summary"
 
-say "== compute-sanitizer memcheck: test_gpu_jacobian (small cases) and jacobian_mlp --gpu"
-timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_jacobian \
-  --test-case-exclude="*the seed MLP*,*1.6 GB*" > "$logs/memcheck_tests.log" 2>&1
-say "memcheck tests rc $? ($(tail -1 "$logs/memcheck_tests.log"))"
-timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/apps/jacobian_mlp --gpu --val 100 \
-  --repeats 1 --check fd > "$logs/memcheck_app.log" 2>&1
-say "memcheck app (val=100, per-sample forward) rc $? ($(grep -E 'ERROR SUMMARY' "$logs/memcheck_app.log"))"
-timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/apps/jacobian_mlp --gpu --val 30 \
-  --repeats 0 --mode reverse --dense --memory-limit 8 > "$logs/memcheck_app_dense.log" 2>&1
-say "memcheck app (val=30, dense reverse in chunks) rc $? ($(grep -E 'ERROR SUMMARY' "$logs/memcheck_app_dense.log"))"
+  say "== compute-sanitizer memcheck: test_gpu_jacobian (small cases) and jacobian_mlp --gpu"
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_jacobian \
+    --test-case-exclude="*the seed MLP*,*1.6 GB*" > "$logs/memcheck_tests.log" 2>&1
+  say "memcheck tests rc $? ($(tail -1 "$logs/memcheck_tests.log"))"
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/apps/jacobian_mlp --gpu --val 100 \
+    --repeats 1 --check fd > "$logs/memcheck_app.log" 2>&1
+  say "memcheck app (val=100, per-sample forward) rc $? ($(grep -E 'ERROR SUMMARY' "$logs/memcheck_app.log"))"
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/apps/jacobian_mlp --gpu --val 30 \
+    --repeats 0 --mode reverse --dense --memory-limit 8 > "$logs/memcheck_app_dense.log" 2>&1
+  say "memcheck app (val=30, dense reverse in chunks) rc $? ($(grep -E 'ERROR SUMMARY' "$logs/memcheck_app_dense.log"))"
+fi
 
 app=build-gpu/apps/jacobian_mlp
 run() {  # name, then app flags
@@ -70,6 +73,7 @@ PY
 
 devices="gpu cpu"
 [ "$what" = quick ] && devices=gpu
+[ "$what" = cpu ] && devices=cpu
 for dev in $devices; do
   for val in 100 1000; do
     say "== ours: $dev, val=$val"

@@ -3,7 +3,8 @@
 (bars, cuBLAS as reference lines) and every version's GFLOP/s over the square sizes.
 Usage: scripts/plot_ladder.py kernel_bench.csv OUT_PREFIX [SIZE]
 Writes OUT_PREFIX.gp (data inline, so it can be re-run anywhere) and, where gnuplot is on
-PATH, OUT_PREFIX.png/.svg and OUT_PREFIX_sizes.png/.svg."""
+PATH, OUT_PREFIX.png/.svg and OUT_PREFIX_sizes.png/.svg. Rows that failed the bench's
+correctness check are left out."""
 import csv
 import os
 import shutil
@@ -15,7 +16,8 @@ from collections import defaultdict
 def main():
     path, prefix = sys.argv[1], sys.argv[2]
     size = sys.argv[3] if len(sys.argv) > 3 else "4096"
-    rows = list(csv.DictReader(open(path)))
+    # A version whose result failed kernel_bench's check has no speed worth plotting.
+    rows = [r for r in csv.DictReader(open(path)) if r["ok"] == "1"]
     at_size = [r for r in rows if r["shape"] == f"{size}^3"]
     cublas = {r["version"]: float(r["gflops"]) / 1000 for r in at_size if r["version"].startswith("cublas")}
     ladder = [r for r in at_size if r["version"].startswith("v")]
