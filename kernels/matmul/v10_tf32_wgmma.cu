@@ -8,13 +8,13 @@
 // cores read its B operand straight from shared memory through a 64-bit "matrix descriptor"
 // (address, strides, layout): no LDS, no registers, and the warps are free while it runs.
 // The accumulators stay in registers (64 x 256 floats: 128 a thread). Issue, completion and
-// visibility are explicit: wgmma.fence, commit_group, wait_group and fence.proxy.async, see
-// the main loop.
+// visibility are explicit: wgmma.fence, commit_group, wait_group and fence.proxy.async (see
+// "Synchronisation" below, and the main loop).
 //
 // The transpose problem. For .tf32, operands in shared memory must be K-major (k contiguous;
 // only 16-bit types may be transposed by the hardware). A stored (M, K) is; B stored (K, N),
-// which the 4096^3 benchmark and every forward pass use, is not. Costed at 4096^3, where the
-// target is 510 us in all:
+// which the 4096^3 benchmark and every forward pass use, is not. Costed at 4096^3, against
+// the 510 us (270 TFLOP/s) this design was aimed at:
 //   (a) a pre-pass writing B^T to a workspace: 64 MB read + 64 MB written, ~45 us, leaving
 //       465 us (77% of cuBLAS) for the GEMM itself, and a workspace Version does not have;
 //   (b) transposing on the way in: LDG into registers, 4 x 4 transposes, STS along k. Another
@@ -38,26 +38,56 @@
 // truncate lower 13 bits of the 32-bit input data"), a relative error below 2^-10; the
 // register operand is rounded first (cvt.rna, 2^-11), as v9 rounds both.
 //
-// Napkin math, 4096^3: 137 GFLOP; cuBLAS TF32 384.6 TFLOP/s (357 us), the target 270 (510
-// us). Tensor cores: ~1024 TF32 multiply-adds a clock per SM (~495 TFLOP/s dense); a block
-// (one per SM) does 128 x 256 x 32 = 1 M per K tile: 1024 clocks at peak, ~1860 at the
-// target. Shared memory (128 bytes a clock) per K tile: the tensor cores read the 32 KB S
-// tile once per warpgroup (64 KB), the R fragments are 16 KB of LDS, cp.async writes 48 KB:
-// 1000 clocks, as many as the tensor cores need at peak (cuBLAS runs near both limits; at
-// the target both are ~55% busy). L2 -> SM: 48 KB per block and K tile, 3.2 GB in all, 6.3
-// TB/s at the target (cuBLAS's 2-CTA clusters multicast one operand and move ~2.1 GB, ncu
-// showed its L2 56% busy: ours should fit). Issue: ~110 instructions per warp per K tile of
-// ~1860 clocks. DRAM (~300 MB: B is read again by each wave of 132 blocks) is far from a
-// limit. So no resource caps the design below the target; what costs is latency left
-// uncovered: a barrier per K tile that waits for the slower warpgroup, a prologue and an
-// epilogue (~5%) nothing overlaps at one block per SM, 3.88 waves. Guess: 270-320 TFLOP/s.
+// Synchronisation. wgmma reads its register operand and writes its accumulators
+// asynchronously, and the compiler does not know it: PTX makes it undefined to write a
+// register that a wgmma still in flight reads, and it is the program's job, not ptxas's, to
+// wait (wgmma.wait_group) first. The first version of this kernel committed one group per K
+// tile, waited with "1 pending" and then, in the next iteration, wrote that tile's fragments
+// again: the same PTX registers (a loop body's registers are the same every iteration) while
+// the previous tile's four wgmmas still read them. At full speed the tensor cores then took
+// some of their A operand from the next tile, or from whatever else ptxas had put in those
+// registers once it considered them free (addresses: hence results of 1e28 and NaN); under
+// compute-sanitizer, which slows every shared-memory access down, each group was long done
+// before its registers were touched, and every test passed. Now each k-step is its own group,
+// and k-step kk of a tile writes its fragment only after "BK / 8 - 1 pending" has retired
+// k-step kk of the previous tile, the last reader of those registers (see the main loop).
+// The other orderings, as the PTX ISA requires them: cp.async's writes (generic proxy) reach
+// wgmma's reads (async proxy) through cp.async.wait_group, fence.proxy.async by the writing
+// thread and a barrier; wgmma.fence after the fragment is written and before the wgmma that
+// reads it; a stage is refilled only after every wgmma reading it has completed (the barrier
+// after the waits); the first wgmma of a block overwrites its accumulators (scale-d false);
+// and no accumulator is read before the last wait (an empty asm "redefines" them after it).
+// The layouts, the descriptor, the fragment mappings, the bounds and split-K were checked on
+// the host, by running this file's own loaders and mappings through an emulation of wgmma
+// written from the PTX ISA (K-major, no swizzle: LBO is the offset between the two core
+// matrices along K, SBO between groups of 8 rows).
+//
+// Napkin math, 4096^3: 137 GFLOP; cuBLAS TF32 383 TFLOP/s (358 us). Tensor cores: ~1024 TF32
+// multiply-adds a clock per SM (~495 TFLOP/s dense); a block (one per SM) does 128 x 256 x 32
+// = 1 M per K tile: 1024 clocks at peak. Shared memory (128 bytes a clock) per K tile: the
+// tensor cores read the 32 KB S tile once per warpgroup (64 KB), the R fragments are 16 KB of
+// LDS, cp.async writes 48 KB: ~1000 clocks, as many as the tensor cores need at peak. L2 ->
+// SM: 48 KB per block and K tile, 3.2 GB in all (cuBLAS's 2-CTA clusters multicast one
+// operand and move ~2.1 GB): at an L2 bandwidth of 5.5-7 TB/s, 460-590 us, i.e. 230-300
+// TFLOP/s is the ceiling of this design, L2-bound, before any latency left uncovered. DRAM
+// (~300 MB: B is read again by each wave of 132 blocks) is far from a limit.
+// Expected speed: about what the racy version measured, 120 TFLOP/s (v9: 136), not the
+// ceiling: the fix changes no data movement and keeps as much tensor work queued (three
+// k-steps of each warpgroup, 6 x 128 clocks at peak, while a warp loads its next fragment;
+// ptxas adds 16 registers, no spills). That version spent ~4000 clocks per K tile where the
+// napkin allows ~1000-1500; the suspects to read in ncu first: the barrier per K tile and the
+// cp.async issue (12 copies and their addresses per thread) on the warps that also feed the
+// tensor cores, fence.proxy.async if it waits for the next tile's copies still in flight, and
+// tensor-core reads of the unswizzled S layout (shared-memory wavefronts per request). What
+// would close the gap, in that order: a producer warp with TMA and mbarriers (no barrier, no
+// copy instructions on the MMA warps, no proxy fence), the 128-byte swizzle, 2-CTA clusters.
 //
 // Tiles: 128 (P) x 256 (Q) x 32 (K) per block; 256 threads = 2 warpgroups, each 64 x 256 with
 // four wgmma.m64n256k8 per K tile. Every thread also issues cp.async copies: no producer
 // warpgroup, which would leave 170 registers a thread for 128 accumulators, fragments and
 // addresses unless setmaxnreg and mbarriers came in too. Per stage: S 256 x 32 floats in
 // wgmma's no-swizzle K-major layout (SLayout, 32 KB), R 128 x 32 padded (RLayout, 17-18 KB);
-// 4 stages: 196-200 KB, one block per SM. ptxas: 191 registers, no spills.
+// 4 stages: 196-200 KB, one block per SM. ptxas: 207-208 registers, no spills.
 #include <cstdint>
 
 #include "core/error.h"
@@ -361,8 +391,9 @@ __global__ void __launch_bounds__(THREADS, 1) wgmma_kernel(const Gemm g) {
   const GemmSlice slice = slice_of(g);
   const Operands o =
       operands_of<SWAP>(g, slice, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y));
-  // STAGES S tiles, then STAGES R tiles; > 48 KB, so dynamic (see launch).
-  extern __shared__ __align__(128) float smem[];
+  // STAGES S tiles, then STAGES R tiles; > 48 KB, so dynamic (see launch). Without a swizzle
+  // wgmma and cp.async need 16-byte alignment only (stage and row offsets are multiples of 16).
+  extern __shared__ __align__(16) float smem[];
   float* const Ss = smem;
   float* const Rs = smem + STAGES * SLayout::SIZE;
   const uint32_t s_addr = static_cast<uint32_t>(__cvta_generic_to_shared(Ss));
@@ -383,43 +414,45 @@ __global__ void __launch_bounds__(THREADS, 1) wgmma_kernel(const Gemm g) {
     cp_async_commit();
   }
 
-  float acc[ACC];  // written first by the first wgmma (accumulate false): K > 0 here
+  // acc: written first by the first wgmma (scale-d false; K > 0 here). a[kk]: the register
+  // operand of k-step kk, rewritten every tile, and only once the wgmma of the previous tile
+  // that reads it has completed (the wait in the k-step loop): PTX makes touching either while
+  // a wgmma that uses it runs undefined, and the compiler cannot see that it does.
+  float acc[ACC];
+  uint32_t a[BK / 8][4];
 
   for (int t = 0; t < tiles; ++t) {
     const int stage = t % STAGES;
     // Groups 0 .. t + STAGES - 3 are committed; at most STAGES - 3 pending means groups
     // 0 .. t, so tile t, have landed (this thread's copies of it); the proxy fence then makes
-    // them visible to wgmma's reads, and the barrier extends both to every thread's copies.
-    // The barrier also means that both warpgroups have passed the wgmma_wait<1> of iteration
-    // t - 1: tile t - 2's wgmmas are done, and its stage, (t + STAGES - 2) % STAGES, is free.
+    // them visible to wgmma's reads (async proxy), and the barrier extends both to every
+    // thread's copies. The barrier also means that both warpgroups have passed the last wait
+    // of iteration t - 1, which leaves only tile t - 1's wgmmas running: tile t - 2's are done,
+    // and its stage, (t + STAGES - 2) % STAGES, may be refilled.
     cp_async_wait<STAGES - 3>();
     fence_proxy_async();
     __syncthreads();
     if (t + STAGES - 2 < tiles) load_tile(t + STAGES - 2, (t + STAGES - 2) % STAGES);
     cp_async_commit();
 
-    // The register operand for the whole tile (16 LDS + cvt), then the four k-steps. The
-    // fragments are fresh registers every tile: the compiler keeps those of tile t - 1, which
-    // its wgmmas may still be reading, alive until the wait below.
-    uint32_t a[BK / 8][4];
-#pragma unroll
-    for (int kk = 0; kk < BK / 8; ++kk)
-      load_fragment<R_K_MAJOR>(Rs + stage * LR::SIZE, tid, kk, a[kk]);
-    fence_accumulators(acc);
-    wgmma_fence();
+    // One wgmma group per k-step. Before k-step kk rewrites a[kk], the wgmma that last read it
+    // (k-step kk of tile t - 1) must be done: BK / 8 - 1 groups were committed after it, so
+    // "at most BK / 8 - 1 pending" is exactly that, and keeps three k-steps (3 x 64 x 256 x 8)
+    // queued on the tensor cores while the warp loads the next fragment (4 LDS + 4 cvt).
+    const float* const r_stage = Rs + stage * LR::SIZE;
     const uint32_t stage_addr =
         s_addr + static_cast<uint32_t>(stage * SLayout::SIZE * int{sizeof(float)});
 #pragma unroll
-    for (int kk = 0; kk < BK / 8; ++kk)
+    for (int kk = 0; kk < BK / 8; ++kk) {
+      wgmma_wait<BK / 8 - 1>();
+      load_fragment<R_K_MAJOR>(r_stage, tid, kk, a[kk]);
+      wgmma_fence();  // the fragment's registers were just written
       wgmma_m64n256k8(acc, a[kk], s_descriptor(stage_addr, kk), t > 0 || kk > 0);
-    wgmma_commit();
-    // Leave tile t's group running while the next iteration waits for tile t + 1 and loads
-    // fragments; tile t - 1's must be done (its fragments and stage are about to be reused).
-    wgmma_wait<1>();
-    fence_accumulators(acc);
+      wgmma_commit();
+    }
   }
   wgmma_wait<0>();
-  fence_accumulators(acc);
+  fence_accumulators(acc);  // no accumulator read may move above the wait
   cp_async_wait<0>();  // only empty groups can remain; leave none behind all the same
 
   store_tile<SWAP>(o, tid, acc, [&](int m, int n, float value) { store_c(slice, m, n, value); });
