@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/allocator.h"
+#include "core/conv_geometry.h"
 #include "core/device.h"
 #include "core/tensor.h"
 
@@ -62,6 +63,10 @@ class Backend {
   // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
   // Off by default: the articles compute in FP32. Backends without TF32 ignore it.
   virtual void set_tf32(bool enabled) { (void)enabled; }
+  // --device cudnn: matmul on cuBLAS, convolutions and pooling on cuDNN, everything else on
+  // the engine's own kernels: the articles' "GPU + cuDNN" column and the yardstick for our
+  // kernels. Off by default; backends without vendor libraries refuse it (engine::Error).
+  virtual void set_vendor_libraries(bool enabled);
 
   // ---- whole-step replay (CUDA graphs) ----------------------------------------------------
   // Records everything `step` launches, without running it, into a graph that replay() runs
@@ -147,6 +152,32 @@ class Backend {
                            const AdamConfig& config, const Tensor& step) = 0;
   // counter[0] += 1 for an I32 scalar on the device (the step counter above).
   virtual void increment(Tensor& counter) = 0;
+
+  // ---- convolutions and pooling: NHWC activations, Keras filters (core/conv_geometry.h) ------
+  // Every output is overwritten. Until both backends implement them, the defaults throw.
+  // y[n, oh, ow, co] = sum over (kh, kw, ci) of x[n, oh*stride_h + kh - pad_top,
+  //   ow*stride_w + kw - pad_left, ci] * w[kh, kw, ci, co], zero outside x. The bias and the
+  //   activation follow as bias_activation_forward on y viewed as (batch*out_h*out_w, out_c).
+  virtual void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+  // dx = d loss / d x for dy = d loss / d y: the transposed convolution of dy with w.
+  virtual void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                                    Tensor& dx);
+  // dw = d loss / d w: patches^T @ dy, (K x M) @ (M x out_c) in GEMM terms.
+  virtual void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                      Tensor& dw);
+  // y[n, oh, ow, c] = max of x over the window (padded positions never win).
+  virtual void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
+  // dx = 0 except at each window's maximum, which gets that window's dy (on ties the first
+  // in row-major window order; overlapping windows add). Uses the forward output y.
+  virtual void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                                   const Tensor& dy, Tensor& dx);
+  // RMSprop (Keras): s = rho s + (1 - rho) g^2; p -= lr g / (sqrt(s) + eps).
+  virtual void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr,
+                              float rho, float epsilon);
+  // Adadelta (Keras): s = rho s + (1 - rho) g^2; d = sqrt(u + eps) / sqrt(s + eps) * g;
+  // u = rho u + (1 - rho) d^2; p -= lr d.
+  virtual void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                               Tensor& mean_square_delta, float lr, float rho, float epsilon);
 
   // ---- Jacobians (core/linearize.h, nn/jacobian.h) ------------------------------------------
   // The forward-mode rule of an elementwise op, for K directions at once: t and out hold K
