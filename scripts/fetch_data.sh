@@ -16,6 +16,12 @@
 #   mnist/SOURCE.txt says which source was used; its first line ends up in the apps' output.
 # DATA_DIR/fashion/  symlinks to Fashion-MNIST (60,000 / 10,000) from the Debian package
 #   dataset-fashion-mnist (/usr/share/datasets/fashion-mnist).
+# DATA_DIR/cifar10/  CIFAR-10 (50,000 / 10,000 32x32 colour images), which no package holds
+#   and which cannot be downloaded here. If you put the official binary archive
+#   cifar-10-binary.tar.gz into DATA_DIR/cifar10/, its MD5 is checked and it is unpacked to
+#   DATA_DIR/cifar10/cifar-10-batches-bin/ (where apps/cifar10_cnn reads it); an already
+#   unpacked cifar-10-batches-bin/ placed there is checked for its six files and their sizes.
+#   Without either, the apps train on synthetic CIFAR-shaped data and say so.
 #
 # Needs bash, coreutils, gzip, tar and (for the npm route only) npm and node. Rerunning is
 # cheap: what is already in place is verified and kept.
@@ -53,6 +59,15 @@ declare -A converted_md5=(
 )
 
 fashion_system_dir=/usr/share/datasets/fashion-mnist
+
+# The official CIFAR-10 binary archive, as published on https://www.cs.toronto.edu/~kriz/cifar.html,
+# and what it unpacks to: six batches of 10,000 records of 3,073 bytes.
+cifar_archive=cifar-10-binary.tar.gz
+cifar_archive_md5=c32a1d4ab5d03f1284b67883e8d87530
+cifar_subdir=cifar-10-batches-bin
+cifar_batches=(data_batch_1.bin data_batch_2.bin data_batch_3.bin data_batch_4.bin data_batch_5.bin test_batch.bin)
+cifar_batch_bytes=30730000
+cifar_source="the official CIFAR-10 binary archive, MD5 verified"
 
 say() { echo "fetch_data: $*"; }
 die() {
@@ -217,12 +232,77 @@ fetch_fashion() {
   check_counts "$dir" .gz 60000 10000
 }
 
+# cifar_batches_ok DIR: DIR holds the six batch files, each of the official size.
+cifar_batches_ok() {
+  local name size
+  for name in "${cifar_batches[@]}"; do
+    [[ -f $1/$name ]] || return 1
+    size=$(wc -c <"$1/$name")
+    ((size == cifar_batch_bytes)) || return 1
+  done
+}
+
+# cifar_check_batches DIR: like cifar_batches_ok, but dies naming the first bad file.
+cifar_check_batches() {
+  local name size
+  for name in "${cifar_batches[@]}"; do
+    [[ -f $1/$name ]] || die "$1/$name is missing: the CIFAR-10 batches are incomplete; put $cifar_archive into $data_dir/cifar10 instead"
+    size=$(wc -c <"$1/$name")
+    ((size == cifar_batch_bytes)) ||
+      die "$1/$name holds $size bytes, expected $cifar_batch_bytes (10,000 records of 3,073 bytes): truncated or not the binary version"
+  done
+  say "  verified: ${cifar_batches[*]} in $1, 10,000 records each (50,000 train / 10,000 test)"
+}
+
+cifar_ready=1
+fetch_cifar10() {
+  local dir=$data_dir/cifar10
+  local archive=$dir/$cifar_archive batches=$dir/$cifar_subdir
+  if [[ -e $archive ]]; then
+    say "cifar10: found $archive; checking its MD5"
+    local sum
+    sum=$(md5_of "$archive")
+    [[ $sum == "$cifar_archive_md5" ]] ||
+      die "$archive: MD5 $sum, expected $cifar_archive_md5: not the official archive or damaged; delete it and download it again"
+    if [[ $(head -n 1 -- "$dir/SOURCE.txt" 2>/dev/null || true) == "$cifar_source" ]] && cifar_batches_ok "$batches"; then
+      say "cifar10: $batches already holds the unpacked archive; nothing to do"
+      cifar_check_batches "$batches"
+      return
+    fi
+    cleanup  # a scratch folder left by the mnist step, if any
+    tmp=$(mktemp -d)
+    say "cifar10: unpacking $archive"
+    tar -xzf "$archive" -C "$tmp" "$cifar_subdir" || die "$archive: tar could not unpack $cifar_subdir/"
+    cifar_check_batches "$tmp/$cifar_subdir"
+    rm -rf -- "$batches"
+    mv -- "$tmp/$cifar_subdir" "$batches"
+    printf '%s\n' "$cifar_source" "" \
+      "$cifar_archive in this folder was placed here by a user; scripts/fetch_data.sh checked" \
+      "its MD5 against the published one and unpacked it to $cifar_subdir/." >"$dir/SOURCE.txt"
+    say "cifar10: wrote $batches and $dir/SOURCE.txt"
+  elif [[ -d $batches ]]; then
+    say "cifar10: found unpacked batches in $batches (no $cifar_archive, so no checksum to verify)"
+    cifar_check_batches "$batches"
+  else
+    echo "fetch_data: WARNING: cifar10: CIFAR-10 is not packaged and cannot be downloaded from" \
+      "here; apps/cifar10_cnn will train on SYNTHETIC CIFAR-shaped data unless you put the" \
+      "official $cifar_archive (https://www.cs.toronto.edu/~kriz/cifar.html, MD5" \
+      "$cifar_archive_md5) into $dir and rerun" >&2
+    cifar_ready=0
+  fi
+}
+
 say "data folder: $data_dir"
 mkdir -p -- "$data_dir"
 fetch_mnist
 fetch_fashion
-if ((fashion_ready)); then
-  say "done: mnist and fashion are ready in $data_dir"
+fetch_cifar10
+ready=(mnist) not_ready=()
+if ((fashion_ready)); then ready+=(fashion); else not_ready+=(fashion); fi
+if ((cifar_ready)); then ready+=(cifar10); else not_ready+=(cifar10); fi
+ready_list=${ready[*]}
+if ((${#not_ready[@]} == 0)); then
+  say "done: ${ready_list// / and } are ready in $data_dir"
 else
-  say "done: mnist is ready in $data_dir; fashion is NOT (see the warning above)"
+  say "done: ${ready_list// / and } ready in $data_dir; NOT ready: ${not_ready[*]} (see the warnings above)"
 fi

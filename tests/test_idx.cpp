@@ -2,7 +2,6 @@
 // good files must round-trip; every kind of broken file must give one clear line that
 // names the file and the problem, never a crash or a silent success.
 #include <doctest/doctest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,13 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "datasets/idx.h"
 #include "datasets/mnist.h"
+#include "file_fixtures.h"
 
 namespace fs = std::filesystem;
 using engine::datasets::DigitsData;
@@ -27,46 +26,14 @@ using engine::datasets::load_digits;
 using engine::datasets::make_synthetic_images;
 using engine::datasets::read_idx;
 using engine::datasets::write_idx;
-using Bytes = std::vector<uint8_t>;
+using engine::test::Bytes;
+using engine::test::check_message;
+using engine::test::error_of;
+using engine::test::read_bytes;
+using engine::test::TempDir;
+using engine::test::write_bytes;
 
 namespace {
-
-// A fresh directory under the system temp dir, removed with everything in it at the end.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("engine_test_idx_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const std::string& path, const Bytes& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(out.good());
-}
-
-Bytes read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // An IDX header: 0, 0, type, ndims, then big-endian sizes.
 Bytes header(uint8_t type, std::initializer_list<uint32_t> dims) {
@@ -85,28 +52,6 @@ Bytes pattern(size_t n, unsigned mul = 37, unsigned add = 11) {
   Bytes data(n);
   for (size_t i = 0; i < n; ++i) data[i] = static_cast<uint8_t>((i * mul + add) % 256);
   return data;
-}
-
-// Runs f, which must throw engine::Error, and returns the message; any other exception
-// escapes and fails the test, and no exception gives a message no check will accept.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const engine::Error& e) {
-    return e.what();
-  }
-  return "<no engine::Error was thrown>";
-}
-
-// The message must be one line and contain every one of `parts`.
-void check_message(const std::string& message, std::initializer_list<std::string> parts) {
-  INFO("error message: " << message);
-  CHECK(message.find('\n') == std::string::npos);
-  for (const std::string& part : parts) {
-    INFO("expected to contain: " << part);
-    CHECK(message.find(part) != std::string::npos);
-  }
 }
 
 void check_read_fails(const std::string& path, std::initializer_list<std::string> parts) {
