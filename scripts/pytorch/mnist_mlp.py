@@ -7,45 +7,14 @@ so the comparison with our engine measures the training step, not a DataLoader.
 Prints per-epoch seconds and the test accuracy; --json writes them.
 """
 import argparse
-import gzip
 import json
 import os
-import struct
 import time
 
 import numpy as np
 import torch
 
-
-def read_idx(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    _, _, dtype, ndim = struct.unpack(">BBBB", data[:4])
-    assert dtype == 0x08, f"{path}: only unsigned-byte IDX files are supported"
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
-def find(folder, stem):
-    for name in (stem, stem + ".gz"):
-        if os.path.exists(os.path.join(folder, name)):
-            return os.path.join(folder, name)
-    raise SystemExit(f"missing {stem} in {folder}: run scripts/fetch_data.sh")
-
-
-def load(folder, split):
-    x = read_idx(find(folder, f"{split}-images-idx3-ubyte")).astype(np.float32) / 255.0
-    y = read_idx(find(folder, f"{split}-labels-idx1-ubyte")).astype(np.int64)
-    return torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
-
-
-def keras_init(model):
-    # Keras defaults (Glorot uniform kernels, zero biases), as our engine does.
-    for m in model.modules():
-        if isinstance(m, torch.nn.Linear):
-            torch.nn.init.xavier_uniform_(m.weight)
-            torch.nn.init.zeros_(m.bias)
+from common import keras_init, load
 
 
 def main():

@@ -1,0 +1,160 @@
+"""What the PyTorch reference scripts share: data readers (IDX, CIFAR-10 binary, synthetic),
+Keras' initialisation, and a fit/evaluate loop timed the way our engine times its epochs.
+
+The loop keeps the whole set on the device and cuts batches by indexing (PyTorch's fastest
+path, no DataLoader), and waits for the device once per epoch, like our engine's final line.
+"""
+import gzip
+import os
+import struct
+import time
+
+import numpy as np
+import torch
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    _, _, dtype, ndim = struct.unpack(">BBBB", data[:4])
+    assert dtype == 0x08, f"{path}: only unsigned-byte IDX files are supported"
+    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def find(folder, stem):
+    for name in (stem, stem + ".gz"):
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    raise SystemExit(f"missing {stem} in {folder}: run scripts/fetch_data.sh")
+
+
+def load(folder, split):
+    """An MNIST-style split ("train" or "t10k"): images (N, 28, 28) in [0, 1], labels (N,)."""
+    x = read_idx(find(folder, f"{split}-images-idx3-ubyte")).astype(np.float32) / 255.0
+    y = read_idx(find(folder, f"{split}-labels-idx1-ubyte")).astype(np.int64)
+    return torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
+
+
+CIFAR_TRAIN = [f"data_batch_{i}.bin" for i in range(1, 6)]
+CIFAR_TEST = "test_batch.bin"
+CIFAR_RECORD = 1 + 3 * 32 * 32  # label byte + R, G, B planes of 32x32
+
+
+def cifar_dir(data_dir):
+    return os.path.join(data_dir, "cifar10", "cifar-10-batches-bin")
+
+
+def read_cifar_batches(paths):
+    """CIFAR-10 binary batches: images (N, 3, 32, 32) in [0, 1] (PyTorch's NCHW view of the
+    planar records), labels (N,)."""
+    records = []
+    for path in paths:
+        if not os.path.exists(path):
+            raise SystemExit(f"missing {path}: put cifar-10-binary.tar.gz into its data dir's "
+                             "cifar10/ and run scripts/fetch_data.sh, or use --dataset synthetic")
+        raw = np.fromfile(path, dtype=np.uint8)
+        if raw.size != 10000 * CIFAR_RECORD:
+            raise SystemExit(f"{path}: {raw.size} bytes, expected 10000 records of {CIFAR_RECORD}")
+        records.append(raw.reshape(-1, CIFAR_RECORD))
+    rec = np.concatenate(records)
+    if rec[:, 0].max() > 9:
+        raise SystemExit(f"{paths}: a label above 9")
+    x = rec[:, 1:].reshape(-1, 3, 32, 32).astype(np.float32) / 255.0
+    return torch.from_numpy(x), torch.from_numpy(rec[:, 0].astype(np.int64))
+
+
+def synthetic(count, shape, seed):
+    """Random byte images / 255 with random labels 0..9: for timing only."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 256, size=(count, *shape), dtype=np.uint8).astype(np.float32) / 255.0
+    return torch.from_numpy(x), torch.from_numpy(rng.integers(0, 10, size=count, dtype=np.int64))
+
+
+def keras_init(model):
+    # Keras defaults (Glorot uniform kernels, zero biases), as our engine does. PyTorch's
+    # fans for a conv weight (out, in, kh, kw) are in*kh*kw and out*kh*kw, as Keras'.
+    for m in model.modules():
+        if isinstance(m, (torch.nn.Linear, torch.nn.Conv2d)):
+            torch.nn.init.xavier_uniform_(m.weight)
+            torch.nn.init.zeros_(m.bias)
+
+
+def parameter_count(model):
+    return sum(p.numel() for p in model.parameters())
+
+
+def evaluate(model, x, y, batch_size):
+    """Mean loss and accuracy over (x, y), in batches, without gradients."""
+    model.eval()
+    loss_fn = torch.nn.CrossEntropyLoss(reduction="sum")
+    total = torch.zeros((), device=x.device)
+    correct = torch.zeros((), device=x.device)
+    with torch.no_grad():
+        for first in range(0, x.shape[0], batch_size):
+            logits = model(x[first:first + batch_size])
+            target = y[first:first + batch_size]
+            total += loss_fn(logits, target)
+            correct += (logits.argmax(dim=1) == target).sum()
+    n = x.shape[0]
+    return total.item() / n, correct.item() / n
+
+
+def fit(model, opt, x, y, epochs, batch_size, steps_per_epoch=0, validation=None):
+    """Trains like Keras' fit: shuffled batches, the last one partial, softmax cross-entropy
+    fused in the loss; prints one line per epoch and returns one dict per epoch. `seconds` is
+    the training steps only; validation is timed on its own."""
+    loss_fn = torch.nn.CrossEntropyLoss()
+    n = x.shape[0]
+    steps = (n + batch_size - 1) // batch_size
+    if steps_per_epoch > 0:
+        steps = min(steps, steps_per_epoch)
+    records = []
+    for epoch in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        order = torch.randperm(n, device=x.device)
+        total = torch.zeros((), device=x.device)
+        correct = torch.zeros((), device=x.device)
+        seen = 0
+        for step in range(steps):
+            idx = order[step * batch_size:(step + 1) * batch_size]
+            target = y[idx]
+            opt.zero_grad(set_to_none=True)
+            logits = model(x[idx])
+            loss = loss_fn(logits, target)
+            loss.backward()
+            opt.step()
+            total += loss.detach() * idx.numel()
+            correct += (logits.detach().argmax(dim=1) == target).sum()
+            seen += idx.numel()
+        record = {"epoch": epoch + 1, "steps": steps, "loss": total.item() / seen,
+                  "accuracy": correct.item() / seen}  # .item(): one wait per epoch
+        record["seconds"] = time.perf_counter() - start
+        line = (f"Epoch {epoch + 1}/{epochs} - {record['seconds']:.3f} s "
+                f"({record['seconds'] / steps * 1e6:.0f} us/step) - loss: {record['loss']:.4f} "
+                f"- acc: {record['accuracy']:.4f}")
+        if validation is not None:
+            start = time.perf_counter()
+            record["val_loss"], record["val_accuracy"] = evaluate(model, *validation, batch_size)
+            record["val_seconds"] = time.perf_counter() - start
+            line += f" - val_loss: {record['val_loss']:.4f} - val_acc: {record['val_accuracy']:.4f}"
+        print(line, flush=True)
+        records.append(record)
+    return records
+
+
+def set_threads(threads):
+    if threads > 0:
+        torch.set_num_threads(threads)
+
+
+def describe_precision(device):
+    """What PyTorch computes convolutions and matmuls in on this device."""
+    if device.type != "cuda":
+        return "FP32 (CPU)"
+    conv = "TF32" if torch.backends.cudnn.allow_tf32 else "FP32"
+    matmul = "TF32" if torch.backends.cuda.matmul.allow_tf32 else "FP32"
+    return (f"cuDNN {torch.backends.cudnn.version()} convolutions in {conv}, matmuls in {matmul}, "
+            f"cudnn.benchmark={torch.backends.cudnn.benchmark}")
