@@ -69,6 +69,18 @@ class CpuBackend final : public Backend {
   void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                    const AdamConfig& config, const Tensor& step) override;
   void increment(Tensor& counter) override;
+  void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr, float rho,
+                      float epsilon) override;
+  void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                       Tensor& mean_square_delta, float lr, float rho, float epsilon) override;
+  void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) override;
+  void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                            Tensor& dx) override;
+  void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                              Tensor& dw) override;
+  void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) override;
+  void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                           const Tensor& dy, Tensor& dx) override;
   void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) override;
   void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
                     const Walk3d& from, const Walk3d& to) override;
@@ -82,6 +94,12 @@ CpuBackend& backend();
 
 // --threads N: the OpenMP team size, which also splits every sgemm (cpu/matmul.cpp).
 void set_num_threads(int threads);
+// c = alpha op(a) op(b) + beta c on the calling thread (row-major, leading dimensions in
+// elements): the building block of ops that split their work over the team themselves
+// (matmul, conv2d).
+void sgemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
+           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+           int64_t ldc);
 // OpenBLAS' own description of its build, e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH ... OpenMP".
 std::string blas_config();
 

@@ -15,6 +15,16 @@
 #include "cpu/cpu_backend.h"
 
 namespace engine::cpu {
+
+void sgemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
+           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+           int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+              transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+}
+
 namespace {
 
 constexpr int64_t MIN_FLOPS_PER_BLOCK = 2'000'000;
@@ -33,11 +43,8 @@ struct GemmArgs {
   int64_t ldc;
 };
 
-void sgemm(const GemmArgs& g) {
-  cblas_sgemm(CblasRowMajor, g.ta ? CblasTrans : CblasNoTrans, g.tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k),
-              g.alpha, g.a, static_cast<blasint>(g.lda), g.b, static_cast<blasint>(g.ldb), g.beta,
-              g.c, static_cast<blasint>(g.ldc));
+void run(const GemmArgs& g) {
+  sgemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc);
 }
 
 // Rows [r0, r1) of C need rows r0.. of op(A): in stored A that is a row offset, or a
@@ -116,7 +123,7 @@ void CpuBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool
   int64_t blocks = std::min<int64_t>({num_threads(), flops / MIN_FLOPS_PER_BLOCK,
                                       (side + BLOCK_ALIGN - 1) / BLOCK_ALIGN});
   if (blocks <= 1) {
-    sgemm(whole);
+    run(whole);
     return;
   }
   int64_t block = (side + blocks - 1) / blocks;
@@ -126,7 +133,7 @@ void CpuBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool
 #pragma omp parallel for num_threads(num_threads()) schedule(static, 1)
   for (int64_t i = 0; i < blocks; ++i) {
     const int64_t lo = i * block, hi = std::min(side, lo + block);
-    sgemm(split_rows ? row_block(whole, lo, hi) : column_block(whole, lo, hi));
+    run(split_rows ? row_block(whole, lo, hi) : column_block(whole, lo, hi));
   }
 }
 
