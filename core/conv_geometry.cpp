@@ -48,11 +48,12 @@ Conv2dGeometry window(const Shape& x, int64_t kh, int64_t kw, int64_t out_c, int
 
 Conv2dGeometry conv2d_geometry(const Shape& x, const Shape& w, int64_t stride_h, int64_t stride_w,
                                Padding padding) {
+  ENGINE_CHECK(x.size() == 4, "conv2d: input must be (batch, height, width, channels), got ",
+               to_string(x));
   ENGINE_CHECK(w.size() == 4, "conv2d: filters must be (kernel_h, kernel_w, in_c, out_c), got ",
                to_string(w));
-  ENGINE_CHECK(x.size() == 4 && x[3] == w[2], "conv2d: input ", to_string(x), " has ",
-               x.size() == 4 ? x[3] : -1, " channels but the filters ", to_string(w), " expect ",
-               w[2]);
+  ENGINE_CHECK(x[3] == w[2], "conv2d: input ", to_string(x), " has ", x[3],
+               " channels but the filters ", to_string(w), " expect ", w[2]);
   return window(x, w[0], w[1], w[3], stride_h, stride_w, padding, "conv2d");
 }
 

@@ -18,6 +18,17 @@ Tensor add_bias(const Tensor& x, const Tensor& bias);
 // act(x + bias) in one pass, act None/Relu/Tanh/Sigmoid: a Dense layer's epilogue.
 Tensor bias_activation(const Tensor& x, const Tensor& bias, Activation act);
 
+// ---- convolutions and pooling: NHWC, Keras filters and padding (core/conv_geometry.h) ----
+// x (N, H, W, C) convolved with filters w (kh, kw, C, out_c) at `stride` on both axes ->
+// (N, out_h, out_w, out_c). No bias: a Conv2D layer adds it with bias_activation on the
+// output viewed as (N * out_h * out_w, out_c).
+Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, Padding padding);
+// Max over pool x pool windows of x (N, H, W, C) -> (N, out_h, out_w, C), like Keras'
+// MaxPooling2D(pool): stride = pool, padding valid. The general form takes any stride
+// (windows may overlap) and padding (padded positions never win).
+Tensor max_pool2d(const Tensor& x, int64_t pool);
+Tensor max_pool2d(const Tensor& x, int64_t pool, int64_t stride, Padding padding);
+
 // ---- elementwise ------------------------------------------------------------------------
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
