@@ -1,4 +1,5 @@
-// The layers of the seed-000 models: Flatten, Dense, Dropout.
+// The layers of the seed models: Flatten, Dense, Dropout, and the window layers of the CNNs
+// (Conv2D, MaxPool2D) on NHWC activations, (batch, height, width, channels) as Keras stores them.
 #pragma once
 #include <memory>
 
@@ -42,9 +43,47 @@ class Dropout final : public Layer {
   float rate_;
 };
 
+// y = activation(conv2d(x, kernel) + bias) with Keras' Conv2D parameters: kernel
+// (kernel, kernel, in_c, filters) Glorot-uniform (fans: kernel^2 in_c and kernel^2 filters),
+// bias (filters,) zeros; same stride on both axes; padding valid or same.
+class Conv2D final : public Layer {
+ public:
+  Conv2D(int64_t filters, int64_t kernel, Padding padding = Padding::Valid,
+         Activation activation = Activation::None, int64_t stride = 1);
+  std::string type() const override { return "Conv2D"; }
+  Shape build(const Shape& input_shape) override;
+  std::vector<ParamSpec> param_specs() const override;
+  void bind_parameters(const std::vector<Tensor>& params) override;
+  Activation activation() const override { return activation_; }
+  Tensor forward(const Tensor& x, ForwardContext& ctx) override;
+
+ private:
+  int64_t filters_, kernel_size_, stride_;
+  Padding padding_;
+  Activation activation_;
+  int64_t in_channels_ = 0;
+  Tensor kernel_, bias_;
+};
+
+// Max over pool x pool windows, stride pool, padding valid: Keras' MaxPooling2D(pool), whose
+// name the summary shows.
+class MaxPool2D final : public Layer {
+ public:
+  explicit MaxPool2D(int64_t pool);
+  std::string type() const override { return "MaxPooling2D"; }
+  Shape build(const Shape& input_shape) override;
+  Tensor forward(const Tensor& x, ForwardContext& ctx) override;
+
+ private:
+  int64_t pool_;
+};
+
 // Shorthands for building a Sequential in one expression, Keras style.
 std::shared_ptr<Layer> flatten();
 std::shared_ptr<Layer> dense(int64_t units, Activation activation = Activation::None);
 std::shared_ptr<Layer> dropout(float rate);
+std::shared_ptr<Layer> conv2d(int64_t filters, int64_t kernel, Padding padding = Padding::Valid,
+                              Activation activation = Activation::None, int64_t stride = 1);
+std::shared_ptr<Layer> max_pool2d(int64_t pool);
 
 }  // namespace engine::nn

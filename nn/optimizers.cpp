@@ -42,4 +42,36 @@ void Adam::step(ParameterStore& store, const Tensor& step) {
   store.values.backend().adam_update(store.values, store.grads, m_, v_, config_, step);
 }
 
+namespace {
+void check_decay(const char* optimizer, float learning_rate, float rho, float epsilon) {
+  ENGINE_CHECK(learning_rate > 0.0f, optimizer, ": learning rate must be positive, got ",
+               learning_rate);
+  ENGINE_CHECK(rho >= 0.0f && rho < 1.0f, optimizer, ": rho must be in [0, 1), got ", rho);
+  ENGINE_CHECK(epsilon > 0.0f, optimizer, ": epsilon must be positive, got ", epsilon);
+}
+}  // namespace
+
+RMSprop::RMSprop(float learning_rate, float rho, float epsilon)
+    : learning_rate_(learning_rate), rho_(rho), epsilon_(epsilon) {
+  check_decay("RMSprop", learning_rate, rho, epsilon);
+}
+
+void RMSprop::step(ParameterStore& store, const Tensor&) {
+  ensure_state(mean_square_, store);
+  store.values.backend().rmsprop_update(store.values, store.grads, mean_square_, learning_rate_,
+                                        rho_, epsilon_);
+}
+
+Adadelta::Adadelta(float learning_rate, float rho, float epsilon)
+    : learning_rate_(learning_rate), rho_(rho), epsilon_(epsilon) {
+  check_decay("Adadelta", learning_rate, rho, epsilon);
+}
+
+void Adadelta::step(ParameterStore& store, const Tensor&) {
+  ensure_state(mean_square_, store);
+  ensure_state(mean_square_delta_, store);
+  store.values.backend().adadelta_update(store.values, store.grads, mean_square_,
+                                         mean_square_delta_, learning_rate_, rho_, epsilon_);
+}
+
 }  // namespace engine::nn

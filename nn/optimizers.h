@@ -42,4 +42,31 @@ class Adam final : public Optimizer {
   Tensor m_, v_;
 };
 
+// RMSprop with Keras' defaults (no momentum, not centered): s = rho s + (1 - rho) g^2;
+// p -= lr g / (sqrt(s) + eps).
+class RMSprop final : public Optimizer {
+ public:
+  explicit RMSprop(float learning_rate = 1e-3f, float rho = 0.9f, float epsilon = 1e-7f);
+  std::string name() const override { return "RMSprop"; }
+  void step(ParameterStore& store, const Tensor& step) override;
+
+ private:
+  float learning_rate_, rho_, epsilon_;
+  Tensor mean_square_;
+};
+
+// Adadelta with Keras' defaults (learning rate 1.0 as in Keras 2.0-2.2, where seed 004 ran):
+// s = rho s + (1 - rho) g^2; d = sqrt(u + eps) / sqrt(s + eps) g; u = rho u + (1 - rho) d^2;
+// p -= lr d.
+class Adadelta final : public Optimizer {
+ public:
+  explicit Adadelta(float learning_rate = 1.0f, float rho = 0.95f, float epsilon = 1e-7f);
+  std::string name() const override { return "Adadelta"; }
+  void step(ParameterStore& store, const Tensor& step) override;
+
+ private:
+  float learning_rate_, rho_, epsilon_;
+  Tensor mean_square_, mean_square_delta_;
+};
+
 }  // namespace engine::nn

@@ -15,10 +15,21 @@ namespace engine::nn {
 namespace {
 
 // Keras names layers by type in snake case, numbering repeats: dense, dense_1, dense_2.
+// Its rule (keras to_snake_case) starts a word at a capital that follows a lower-case letter
+// or begins a lower-case run, and digits do not start words: Conv2D -> conv2d,
+// MaxPooling2D -> max_pooling2d.
 std::string snake_case(const std::string& type) {
+  const auto upper = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+  const auto lower = [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; };
+  const auto lower_or_digit = [&](char c) {
+    return lower(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
+  };
   std::string out;
-  for (char c : type) {
-    if (std::isupper(static_cast<unsigned char>(c)) && !out.empty()) out += '_';
+  for (size_t i = 0; i < type.size(); ++i) {
+    const char c = type[i];
+    const bool starts_word = i > 0 && upper(c) &&
+                             (lower(type[i - 1]) || (i + 1 < type.size() && lower_or_digit(type[i + 1])));
+    if (starts_word) out += '_';
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
