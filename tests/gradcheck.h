@@ -35,6 +35,14 @@ namespace gradcheck {
 // float32 machine epsilon (2^-23): the unit tolerances are written in.
 constexpr double FLT_EPS = static_cast<double>(std::numeric_limits<float>::epsilon());
 
+// Accuracy of the numerical gradient with a wide margin: h = 1e-5 gives truncation
+// h^2 f''' ~ 1e-10 and double rounding 1e-16 |L| / h ~ 1e-11 |L|.
+constexpr double FD_TOL = 1e-6;
+
+// Normwise rounding bound of a float32 sum of n products/terms: gamma_n ~ n * eps (Higham),
+// doubled for cancellation between terms of either sign.
+inline double sum_tol(int64_t n) { return 2.0 * static_cast<double>(n) * FLT_EPS; }
+
 // One input of the op under test.
 struct Input {
   engine::Shape shape;

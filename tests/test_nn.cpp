@@ -123,6 +123,54 @@ TEST_CASE("SGD: plain and with momentum") {
   CHECK_THROWS_AS(nn::SGD(-1.0f), Error);
 }
 
+TEST_CASE("RMSprop and Adadelta match Keras' update rules step by step") {
+  const double g[2] = {0.5, -0.25};
+  const Tensor step = Tensor::zeros({}, DType::I32);  // neither reads it
+  {
+    nn::ParameterStore store;
+    store.values = Tensor::from_vector({1.0f, -2.0f}, {2});
+    store.grads = Tensor::from_vector({0.5f, -0.25f}, {2});
+    nn::RMSprop rmsprop;  // lr 1e-3, rho 0.9, eps 1e-7
+    double p[2] = {1.0, -2.0}, s[2] = {0, 0};
+    for (int t = 1; t <= 3; ++t) {
+      rmsprop.step(store, step);
+      for (int i = 0; i < 2; ++i) {
+        s[i] = 0.9 * s[i] + 0.1 * g[i] * g[i];
+        p[i] -= 1e-3 * g[i] / (std::sqrt(s[i]) + 1e-7);
+      }
+    }
+    // The first step alone moves p by lr / sqrt(0.1) = 3.16e-3: far above float resolution.
+    const std::vector<float> got = store.values.to_vector();
+    CHECK(got[0] == doctest::Approx(p[0]).epsilon(1e-6));
+    CHECK(got[1] == doctest::Approx(p[1]).epsilon(1e-6));
+    CHECK(got[0] < 1.0f - 0.005f);
+  }
+  {
+    nn::ParameterStore store;
+    store.values = Tensor::from_vector({1.0f, -2.0f}, {2});
+    store.grads = Tensor::from_vector({0.5f, -0.25f}, {2});
+    nn::Adadelta adadelta;  // lr 1.0, rho 0.95, eps 1e-7
+    double p[2] = {1.0, -2.0}, s[2] = {0, 0}, u[2] = {0, 0};
+    for (int t = 1; t <= 3; ++t) {
+      adadelta.step(store, step);
+      for (int i = 0; i < 2; ++i) {
+        s[i] = 0.95 * s[i] + 0.05 * g[i] * g[i];
+        const double d = std::sqrt(u[i] + 1e-7) / std::sqrt(s[i] + 1e-7) * g[i];
+        u[i] = 0.95 * u[i] + 0.05 * d * d;
+        p[i] -= d;
+      }
+    }
+    // Adadelta's first steps are ~sqrt(eps / (1 - rho)) ~ 1.4e-3 each, whatever g's size.
+    const std::vector<float> got = store.values.to_vector();
+    CHECK(got[0] == doctest::Approx(p[0]).epsilon(1e-6));
+    CHECK(got[1] == doctest::Approx(p[1]).epsilon(1e-6));
+    CHECK(got[0] < 1.0f - 0.003f);
+  }
+  CHECK_THROWS_AS(nn::RMSprop(1e-3f, 1.0f), Error);
+  CHECK_THROWS_AS(nn::Adadelta(0.0f), Error);
+  CHECK_THROWS_AS(nn::Adadelta(1.0f, 0.95f, 0.0f), Error);
+}
+
 TEST_CASE("fit learns a toy problem, handles a partial last batch and steps_per_epoch") {
   const nn::Dataset train = toy_data(203, 1);  // 203 = 6 batches of 32 + 11
   nn::Sequential model{nn::flatten(), nn::dense(16, Activation::Tanh), nn::dense(2, Activation::Softmax)};

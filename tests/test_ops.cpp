@@ -27,19 +27,14 @@ using engine::Shape;
 using engine::Tensor;
 using gradcheck::FLT_EPS;
 using gradcheck::Input;
+using gradcheck::FD_TOL;
+using gradcheck::sum_tol;
 using gradcheck::Tolerance;
 
 namespace {
 
 // Spacing of floats in [512, 1024): the resolution of logits of size ~1000.
 constexpr double ULP_1000 = 1.0 / 16384.0;
-
-// Accuracy of the numerical gradient (see the file comment), with a wide margin.
-constexpr double FD_TOL = 1e-6;
-
-// Normwise rounding bound of a float32 sum of n products/terms: gamma_n ~ n * eps, doubled
-// for cancellation between terms of either sign.
-double sum_tol(int64_t n) { return 2.0 * static_cast<double>(n) * FLT_EPS; }
 
 std::string shape_name(const Shape& shape) { return engine::to_string(shape); }
 
