@@ -212,7 +212,9 @@ TEST_CASE("matmul: output shape") {
 
 TEST_CASE("add_bias: forward and gradients w.r.t. x and bias") {
   engine::Generator rng(3);
-  for (const Shape& shape : ROW_SHAPES) {
+  std::vector<Shape> shapes = ROW_SHAPES;
+  shapes.push_back({1500, 5});  // a conv layer's tall bias sum: several row blocks, the last partial
+  for (const Shape& shape : shapes) {
     const int64_t rows = shape[0], cols = shape[1];
     const std::vector<Input> inputs = {
         gradcheck::floats(shape, gradcheck::uniform(rng, gradcheck::count(shape), -2, 2)),
