@@ -33,6 +33,29 @@ class Conv2dNode final : public Node {
     return {dx, dw};
   }
 
+  // K directions, one backend call per direction and input, each written into its slot of the
+  // stacked result: never into a parameter's gradient buffer (Node::vjp's contract).
+  std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>& wanted) override {
+    const Tensor& x = inputs()[0];
+    const Tensor& w = inputs()[1];
+    Backend& be = dy.backend();
+    Tensor dx, dw;
+    if (wanted[0]) dx = Tensor::empty(stacked_shape(K, x.shape()), DType::F32, dy.device());
+    if (wanted[1]) dw = Tensor::empty(stacked_shape(K, w.shape()), DType::F32, dy.device());
+    for (int64_t k = 0; k < K; ++k) {
+      const Tensor dy_k = direction(dy, k, output_shape());
+      if (dx.defined()) {
+        Tensor slot = direction(dx, k, x.shape());
+        be.conv2d_backward_data(g_, dy_k, w, slot);
+      }
+      if (dw.defined()) {
+        Tensor slot = direction(dw, k, w.shape());
+        be.conv2d_backward_filter(g_, x, dy_k, slot);
+      }
+    }
+    return {dx, dw};
+  }
+
  private:
   Conv2dGeometry g_;
 };

@@ -15,6 +15,7 @@
 #include "core/autograd.h"
 #include "core/conv_geometry.h"
 #include "core/error.h"
+#include "core/linearize.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "cpu/cpu_backend.h"
@@ -304,6 +305,35 @@ TEST_CASE("conv2d: an empty batch gives empty outputs and a zero filter gradient
   CHECK(y.shape() == Shape{0, 5, 7, 4});
   engine::sum(y).backward();
   for (const float v : w.grad().to_vector()) CHECK(v == 0.0f);
+}
+
+TEST_CASE("conv2d in reverse-mode Jacobians: K directions match one backward each, parameter gradients untouched") {
+  engine::Generator rng(34);
+  const Shape x_shape{2, 5, 4, 3}, w_shape{3, 2, 3, 2};
+  const Tensor x = from_doubles(gradcheck::uniform(rng, gradcheck::count(x_shape), -1, 1), x_shape)
+                       .set_requires_grad(true);
+  Tensor w = from_doubles(gradcheck::uniform(rng, gradcheck::count(w_shape), -1, 1), w_shape);
+  w.set_requires_grad(true);
+  const Tensor w_grad = Tensor::full(w_shape, 7.0f);
+  w.set_grad(w_grad);
+  w.set_overwrite_grad(true);  // as in a training step: backward() would write dw here
+  const Tensor y = engine::conv2d(x, w, 2, Padding::Same);
+  const engine::Linearization lin(x, y);
+  const int64_t K = 3;
+  const Shape y_shape = y.shape();
+  const std::vector<double> dys = gradcheck::uniform(rng, static_cast<size_t>(K * y.numel()), -1, 1);
+  const std::vector<float> dx = lin.vjp(K, from_doubles(dys, engine::stacked_shape(K, y_shape))).to_vector();
+  const Conv2dGeometry g = engine::conv2d_geometry(x_shape, w_shape, 2, 2, Padding::Same);
+  const std::vector<double> wv = as_doubles(w);
+  const size_t per_x = gradcheck::count(x_shape), per_y = gradcheck::count(y_shape);
+  for (int64_t k = 0; k < K; ++k) {
+    const std::vector<double> dy_k(dys.begin() + static_cast<std::ptrdiff_t>(k * per_y),
+                                   dys.begin() + static_cast<std::ptrdiff_t>((k + 1) * per_y));
+    const std::vector<float> dx_k(dx.begin() + static_cast<std::ptrdiff_t>(k * per_x),
+                                  dx.begin() + static_cast<std::ptrdiff_t>((k + 1) * per_x));
+    CHECK(normwise_error(dx_k, ref_conv_dx(g, dy_k, wv)) <= sum_tol(3 * 2 * 2));
+  }
+  for (const float v : w_grad.to_vector()) CHECK(v == 7.0f);
 }
 
 TEST_CASE("conv2d has no forward-mode rule and says so by name") {
