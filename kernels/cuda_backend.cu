@@ -6,6 +6,7 @@
 
 #include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
+#include "kernels/matmul/small_splitk.h"
 
 namespace engine::cuda {
 namespace {
@@ -96,6 +97,10 @@ CudaBackend::CudaBackend(int device_index)
   CHECK_CUDA(cudaSetDevice(device_index));
   CHECK_CUDA(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   CHECK_CUDA(cudaMallocHost(&staging_, STAGING_BYTES));
+  // On the backend's stream, which does not wait for the legacy default stream's cudaMemset.
+  const size_t counter_bytes = sizeof(unsigned) * matmul::SMALL_SPLITK_COUNTERS;
+  CHECK_CUDA(cudaMalloc(&splitk_counters_, counter_bytes));
+  CHECK_CUDA(cudaMemsetAsync(splitk_counters_, 0, counter_bytes, g_stream));
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, device_index));
   int driver = 0;
@@ -108,6 +113,7 @@ CudaBackend::CudaBackend(int device_index)
 CudaBackend::~CudaBackend() {
   cudaStreamSynchronize(g_stream);
   allocator_.release_cached();
+  cudaFree(splitk_counters_);
   cudaFreeHost(staging_);
 }
 

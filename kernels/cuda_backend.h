@@ -71,6 +71,9 @@ class CudaBackend final : public Backend {
   CachingAllocator allocator_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned host memory, STAGING_BYTES long
+  // matmul's split-K tile counters (kernels/matmul/small_splitk.h): zeroed once here, and left
+  // at zero by every call, so they cost nothing per call and survive graph capture.
+  unsigned* splitk_counters_ = nullptr;
 };
 
 // Whether CUDA device `index` can be used; `why_not` gets a one-line reason when not

@@ -1,5 +1,6 @@
-// The engine's GPU matmul: C = alpha * op(A) @ op(B) + beta * C through the best version of
-// the SGEMM ladder (kernels/matmul/), with split-K for outputs too small to fill the GPU.
+// The engine's GPU matmul: C = alpha * op(A) @ op(B) + beta * C through the best kernel for
+// the shape: small_splitk (kernels/matmul/small_splitk.cu) for small and skinny outputs, the
+// best versions of the SGEMM ladder (kernels/matmul/) for large ones.
 //
 // Napkin math, the seed-000 shapes (batch 32):
 //   small forward  (32 x 784) @ (784 x 128):   6.4 MFLOP, 0.5 MB of operands
@@ -7,49 +8,62 @@
 //   wide dW        (1000 x 32) @ (32 x 1000):   64 MFLOP, 4.1 MB written
 // At 51 TFLOP/s (cuBLAS FP32 on an H100) the wide GEMMs are ~1.3 us of arithmetic and ~1.4
 // us of memory: small, and so limited by how many SMs get work and by latency. A (32 x 1000)
-// output is only 16 tiles of 64 x 64 for 132 SMs, hence split-K: slices of K each write a
-// partial product, and one more kernel adds them in a fixed order (deterministic, unlike
-// atomics) and applies alpha and beta.
+// output is only 32 tiles of 32 x 32 for 132 SMs, hence split-K: slices of K each compute a
+// partial product, and the last slice of each tile to finish adds them in a fixed order
+// (deterministic, unlike atomics) and applies alpha and beta, in the same launch. The large
+// kernels' split-K adds the slices in a second launch (split_k_reduce): there the extra ~2 us
+// is small next to the GEMM.
 #include <algorithm>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/dot.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/small_splitk.h"
 
 namespace engine::cuda {
 namespace {
 
-// The engine picks one of four kernels by the shape of C and the --tf32 setting. Measured
-// on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22 and -23):
-//  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...): 64 x 64 tiles and
-//    split-K. A 128 x 128 tile would leave most of a 32-row output empty and give the 132 SMs
-//    a handful of blocks; v5 beat cuBLAS at every seed-MLP shape, v7 at none.
+// The engine picks one of four kernels by the shape of C (and K) and the --tf32 setting.
+// Measured on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22 and -23):
+//  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...), and outputs whose
+//    large tiles leave SMs idle with K too shallow to split them (the wide MLP's dW, 1000 x
+//    1000 x 32: 64 tiles of 128 x 128 and one K tile each; v7 took 12.6 us, v4 5.8):
+//    small_splitk. Its 32 x 32 tiles and one-launch split-K target latency; v5's 64 x 64
+//    tiles and a second launch lost to cuBLAS at every seed shape but dX2 (32 x 10 @ 10 x 128).
+//    (small_splitk's own GPU run is pending: see its header for the predicted times.)
 //  - large outputs (both sides >= LARGE): the warp-tiled kernel, 2x faster than v5 from
 //    2048^3 on, with split-K only while its tiles cannot fill the SMs.
 //  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
 //    cp.async big-tile kernel, 90-93% of cuBLAS from 2048^3 on where v7 reaches 76-80%. At
 //    1024^3 its 32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
-//  - large outputs with --tf32: the tensor-core kernel. Small outputs stay FP32 even then:
-//    there the time is latency, not arithmetic, and FP32 is exact.
+//  - large outputs with --tf32: the tensor-core kernel. Small (and shallow) outputs stay FP32
+//    even then: there the time is latency, not arithmetic, and FP32 is exact.
 struct EngineKernel {
   const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
   int tile_m, tile_n;   // its output tile
   int min_slice;        // shallowest K slice worth a block: several of its K tiles
 };
-constexpr EngineKernel SMALL{"v5_blocktile_2d", 64, 64, 32};
 constexpr EngineKernel LARGE_FP32{"v7_warptile", 128, 128, 128};
 constexpr EngineKernel HUGE_FP32{"v8_async_bigtile", 128, 256, 128};
 constexpr EngineKernel LARGE_TF32{"v9_tf32_mma", 128, 128, 128};
 constexpr int LARGE = 512;     // M and N from which the large kernels win
-constexpr int MAX_SLICES = 64;  // bounds the split-K workspace to 64 x M x N floats
+constexpr int MAX_SLICES = 64;  // bounds the large kernels' split-K workspace to 64 x M x N floats
 
-const EngineKernel& kernel_for(int M, int N, bool tf32) {
-  if (M < LARGE || N < LARGE) return SMALL;
+int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
+  return int64_t{(M + kernel.tile_m - 1) / kernel.tile_m} * ((N + kernel.tile_n - 1) / kernel.tile_n);
+}
+
+bool small_kernel_for(int M, int N, int K) {
+  if (M < LARGE || N < LARGE) return true;
+  // Fewer large tiles than SMs, and K too shallow for two of their slices (split_k_slices):
+  // most SMs would stay idle.
+  return tiles_of(LARGE_FP32, M, N) < multiprocessor_count() && K < 2 * LARGE_FP32.min_slice;
+}
+
+const EngineKernel& large_kernel_for(int M, int N, bool tf32) {
   if (tf32) return LARGE_TF32;
-  const int64_t huge_tiles = int64_t{(M + HUGE_FP32.tile_m - 1) / HUGE_FP32.tile_m} *
-                             ((N + HUGE_FP32.tile_n - 1) / HUGE_FP32.tile_n);
-  return huge_tiles >= multiprocessor_count() * 9 / 10 ? HUGE_FP32 : LARGE_FP32;
+  return tiles_of(HUGE_FP32, M, N) >= multiprocessor_count() * 9 / 10 ? HUGE_FP32 : LARGE_FP32;
 }
 
 // How many slices of K: enough to give every SM a block, each slice at least min_slice deep.
@@ -57,10 +71,10 @@ const EngineKernel& kernel_for(int M, int N, bool tf32) {
 // other, each waiting ~1 us for global memory, so a lone (32 x 10 x 128) block took 15 us
 // (ncu, H200, 2026-11-22) where four slices of 32 take a quarter of the chain.
 int split_k_slices(const EngineKernel& kernel, int M, int N, int K) {
-  const int tiles = ((M + kernel.tile_m - 1) / kernel.tile_m) * ((N + kernel.tile_n - 1) / kernel.tile_n);
-  const int by_sms = (multiprocessor_count() + tiles - 1) / tiles;
-  const int by_depth = K / kernel.min_slice;
-  return std::max(1, std::min({by_sms, by_depth, MAX_SLICES}));
+  const int64_t tiles = tiles_of(kernel, M, N);
+  const int64_t by_sms = (multiprocessor_count() + tiles - 1) / tiles;
+  const int64_t by_depth = K / kernel.min_slice;
+  return static_cast<int>(std::max<int64_t>(1, std::min({by_sms, by_depth, int64_t{MAX_SLICES}})));
 }
 
 }  // namespace
@@ -95,7 +109,17 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
   g.alpha = alpha;
   g.beta = beta;
 
-  const EngineKernel& kernel = kernel_for(g.M, g.N, tf32_);
+  if (small_kernel_for(g.M, g.N, g.K)) {
+    g.k_slice = matmul::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
+    Tensor workspace;  // from the caching allocator: no cudaMalloc in the steady state or capture
+    if (g.k_slice > 0) {
+      workspace = Tensor::empty({matmul::small_splitk_workspace(g)}, DType::F32, device());
+      g.partial = workspace.data<float>();
+    }
+    matmul::small_splitk(g, splitk_counters_, stream());
+    return;
+  }
+  const EngineKernel& kernel = large_kernel_for(g.M, g.N, tf32_);
   const int slices = split_k_slices(kernel, g.M, g.N, g.K);
   Tensor workspace;
   int used_slices = 1;

@@ -1,10 +1,15 @@
 // Every version of the SGEMM ladder (kernels/matmul/), through the version table the engine
 // and kernel_bench use, against a double-precision reference on the host: odd sizes, all
-// four transposes, alpha/beta, split-K, and operands that start off a 16-byte boundary.
-// GPU only: gpu_skip_main.cpp reports "Skipped" without a GPU.
+// four transposes, alpha/beta, split-K, and operands that start off a 16-byte boundary. The
+// same for small_splitk (kernels/matmul/small_splitk.cu), with its counters checked back at
+// zero after every call, and for the engine's matmul at the seed models' shapes, called
+// twice and replayed in a graph. GPU only: gpu_skip_main.cpp reports "Skipped" without a GPU.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +18,7 @@
 #include "core/tensor.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/small_splitk.h"
 
 using namespace engine;
 namespace mm = engine::cuda::matmul;
@@ -126,6 +132,36 @@ void check_version(const mm::Version& v, const Case& c, bool ta, bool tb, int k_
                                " offset " + std::to_string(offset));
 }
 
+// small_splitk with a given k_slice (the engine's depends on the SM count): C holds NaN when
+// beta is 0 (it must not be read), the workspace NaN (every partial it reads must have been
+// written), and the tile counters must be back at zero afterwards.
+void check_small_splitk(const Case& c, bool ta, bool tb, int k_slice, int64_t offset, float alpha,
+                        float beta, Generator& rng, const Tensor& counters) {
+  const Problem p = random_problem(c, ta, tb, alpha, beta, rng);
+  const Tensor da = device_tensor(p.a, p.a_rows(), p.a_cols(), offset);
+  const Tensor db = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
+  Tensor dc = beta == 0.0f ? Tensor::full({c.M, c.N}, NAN, Device::cuda())
+                           : Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
+  mm::Gemm g;
+  g.M = c.M; g.N = c.N; g.K = c.K;
+  g.A = da.data<float>(); g.lda = static_cast<int>(p.a_cols()); g.transpose_a = ta;
+  g.B = db.data<float>(); g.ldb = static_cast<int>(p.b_cols()); g.transpose_b = tb;
+  g.C = dc.data<float>(); g.ldc = c.N;
+  g.alpha = alpha; g.beta = beta;
+  g.k_slice = k_slice;
+  Tensor workspace;
+  if (mm::small_splitk_workspace(g) > 0) {
+    workspace = Tensor::full({mm::small_splitk_workspace(g)}, NAN, Device::cuda());
+    g.partial = workspace.data<float>();
+  }
+  mm::small_splitk(g, reinterpret_cast<unsigned*>(counters.data<int32_t>()), cuda::stream());
+  const std::string what = "small_splitk k_slice " + std::to_string(k_slice) + " offset " + std::to_string(offset);
+  expect_matches_reference(p, dc.to_vector(), false, what);
+  const std::vector<int32_t> left = counters.to_int_vector();
+  INFO(what, " ", c.M, "x", c.N, "x", c.K);
+  CHECK(std::count(left.begin(), left.end(), 0) == static_cast<std::ptrdiff_t>(left.size()));
+}
+
 // A version this build or GPU cannot run (Version::available) is skipped, and says so.
 bool skipped_here(const mm::Version& v) {
   if (v.available == nullptr || v.available()) return false;
@@ -167,24 +203,88 @@ TEST_CASE("every matmul version: split-K slices and operands off a 16-byte bound
   }
 }
 
-// The engine's own matmul picks a kernel by shape (kernels/matmul.cu): small outputs, large
-// ones in FP32 (two tile sizes), large ones on TF32 tensor cores with set_tf32; each with its split-K.
+// small_splitk in every branch: one K slice or many (k_slice 32: one K tile each; 48: a
+// partial tile inside the K range; 128: four tiles, the two-tiles-ahead loads wrapping around),
+// slices of unequal depth, tails in M, N and K, rows off a 16-byte boundary (scalar loads),
+// all transposes, alpha and beta.
+TEST_CASE("small_splitk matches a double reference, and leaves its counters at zero") {
+  Generator rng(5);
+  const Tensor counters = Tensor::zeros({mm::SMALL_SPLITK_COUNTERS}, DType::I32, Device::cuda());
+  std::vector<Case> cases(std::begin(CASES), std::end(CASES));
+  for (const Case& c : {Case{32, 128, 784}, Case{32, 10, 128}, Case{784, 128, 32}, Case{32, 128, 10}})
+    cases.push_back(c);
+  for (const Case& c : cases) {
+    for (int t = 0; t < 4; ++t) {
+      for (const int k_slice : {0, 32, 48, 128}) {
+        check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 0, 1.0f, 0.0f, rng, counters);
+        check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 1, -0.5f, 0.75f, rng, counters);
+      }
+    }
+  }
+}
+
+// The engine's own matmul picks a kernel by shape (kernels/matmul.cu): small_splitk for small
+// outputs and shallow K, large ones in FP32 (two tile sizes), large ones on TF32 tensor cores
+// with set_tf32; each with its split-K. The seed models' shapes (kernels/matmul/small_splitk.cu),
+// odd sizes, and shapes for each large kernel; every transpose with beta != 0 (operands off a
+// 16-byte boundary for odd t), and beta = 0 into a C of NaNs.
 TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   Generator rng(11);
   Backend& backend = backend_for(Device::cuda());
+  const Case shapes[] = {{32, 128, 784}, {32, 10, 128},     {784, 128, 32},  {32, 128, 10},
+                         {32, 1000, 1000}, {1000, 1000, 32}, {100, 128, 8192}, {7, 13, 5},
+                         {33, 65, 129},  {1000, 1, 1000},   {600, 520, 300}, {513, 700, 600},
+                         {1700, 2200, 70}};
   for (const bool tf32 : {false, true}) {
     backend.set_tf32(tf32);
-    for (const Case& c : {Case{32, 1000, 1000}, Case{100, 128, 8192}, Case{600, 520, 300}, Case{513, 700, 600},
-                          Case{1700, 2200, 70}}) {
-      for (int t = 0; t < 4; ++t) {
-        const Problem p = random_problem(c, (t & 1) != 0, (t & 2) != 0, 1.0f, t == 3 ? 0.5f : 0.0f, rng);
-        const Tensor a = Tensor::from_vector(p.a, {p.a_rows(), p.a_cols()}, Device::cuda());
-        const Tensor b = Tensor::from_vector(p.b, {p.b_rows(), p.b_cols()}, Device::cuda());
-        Tensor out = Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
+    for (const Case& c : shapes) {
+      for (int run = 0; run < 5; ++run) {
+        const int t = run % 4;
+        const float beta = run < 4 ? 0.75f : 0.0f;  // run 4: transposes as run 0, beta 0
+        const Problem p = random_problem(c, (t & 1) != 0, (t & 2) != 0, 1.5f, beta, rng);
+        const int64_t offset = t % 2;
+        const Tensor a = device_tensor(p.a, p.a_rows(), p.a_cols(), offset);
+        const Tensor b = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
+        Tensor out = beta == 0.0f ? Tensor::full({c.M, c.N}, NAN, Device::cuda())
+                                  : Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
         backend.matmul(a, p.ta, b, p.tb, out, p.alpha, p.beta);
         expect_matches_reference(p, out.to_vector(), tf32, tf32 ? "engine tf32" : "engine fp32");
       }
     }
   }
   backend.set_tf32(false);
+}
+
+// Split-K's tile counters are reset by the kernel itself (kernels/matmul/small_splitk.cu). Were
+// one left non-zero, no block of the next call would find itself last, and C would keep what
+// it held: here NaNs. So: a call, a second call into a C of NaNs, and a graph of both (fill,
+// matmul) replayed twice, each giving the first call's bits.
+TEST_CASE("engine matmul: the same split-K call twice, and replayed twice in a graph") {
+  Generator rng(13);
+  Backend& backend = backend_for(Device::cuda());
+  backend.set_tf32(false);
+  for (const Case& c : {Case{32, 10, 128}, Case{33, 65, 129}, Case{32, 1000, 1000}, Case{100, 128, 8192}}) {
+    INFO(c.M, "x", c.N, "x", c.K);
+    const Problem p = random_problem(c, false, false, 1.0f, 0.0f, rng);
+    const Tensor a = Tensor::from_vector(p.a, {p.a_rows(), p.a_cols()}, Device::cuda());
+    const Tensor b = Tensor::from_vector(p.b, {p.b_rows(), p.b_cols()}, Device::cuda());
+    Tensor out = Tensor::full({c.M, c.N}, NAN, Device::cuda());
+    backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    const std::vector<float> first = out.to_vector();
+    expect_matches_reference(p, first, false, "first call");
+
+    backend.fill(out, NAN);
+    backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    CHECK(out.to_vector() == first);  // NaN != NaN: an unwritten element fails
+
+    const std::unique_ptr<StepGraph> graph = backend.capture([&] {
+      backend.fill(out, NAN);
+      backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    });
+    REQUIRE(graph != nullptr);
+    for (int replay = 0; replay < 2; ++replay) {
+      graph->replay();
+      CHECK(out.to_vector() == first);
+    }
+  }
 }

@@ -30,7 +30,9 @@ struct Gemm {
   int ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   int k_slice = 0;          // > 0: split-K, one slice of K per blockIdx.z
-  float* partial = nullptr;  // split-K workspace, (slices, M, N)
+  // Split-K workspace: (slices, M, N) for the ladder's versions; small_splitk.h lays it out
+  // by output tile instead.
+  float* partial = nullptr;
 };
 
 // The part of the problem one block works on: the whole of it, or one slice of K.
@@ -44,15 +46,21 @@ struct GemmSlice {
 };
 
 #if defined(__CUDACC__)  // device helpers; host code (apps, benches) sees only the types
+// A and B from depth k0 of K on: a column offset in an (M, K) A, a row offset in a stored
+// (K, M) A; likewise for B.
+__device__ __forceinline__ const float* a_from(const Gemm& g, int k0) {
+  return g.transpose_a ? g.A + int64_t{k0} * g.lda : g.A + k0;
+}
+__device__ __forceinline__ const float* b_from(const Gemm& g, int k0) {
+  return g.transpose_b ? g.B + k0 : g.B + int64_t{k0} * g.ldb;
+}
+
 __device__ __forceinline__ GemmSlice slice_of(const Gemm& g) {
   if (g.k_slice == 0) return {g.A, g.B, g.C, g.ldc, g.K, g.alpha, g.beta};
   const int k0 = static_cast<int>(blockIdx.z) * g.k_slice;
   const int depth = min(g.k_slice, g.K - k0);
-  // Moving k0 along K: a column offset in an (M, K) A, a row offset in a stored (K, M) A.
-  const float* a = g.transpose_a ? g.A + int64_t{k0} * g.lda : g.A + k0;
-  const float* b = g.transpose_b ? g.B + k0 : g.B + int64_t{k0} * g.ldb;
   float* c = g.partial + int64_t{blockIdx.z} * g.M * g.N;
-  return {a, b, c, g.N, depth, 1.0f, 0.0f};
+  return {a_from(g, k0), b_from(g, k0), c, g.N, depth, 1.0f, 0.0f};
 }
 
 // op(A)[m, k] and op(B)[k, n] for the transpose flags (template parameters in kernels).
@@ -69,6 +77,19 @@ __device__ __forceinline__ float load_b(const float* B, int ldb, int k, int n) {
 __device__ __forceinline__ void store_c(const GemmSlice& s, int m, int n, float acc) {
   float* c = s.C + int64_t{m} * s.ldc + n;
   *c = s.beta == 0.0f ? s.alpha * acc : s.alpha * acc + s.beta * *c;
+}
+
+// C[m, n .. n + 3] = alpha * acc + beta * C, one 16-byte load and store (store_c's arithmetic);
+// the caller checks that C's rows are 16-byte aligned and that the four columns exist.
+__device__ __forceinline__ void store_c4(const GemmSlice& s, int m, int n, float4 acc) {
+  float4* c = reinterpret_cast<float4*>(s.C + int64_t{m} * s.ldc + n);
+  if (s.beta == 0.0f) {
+    *c = make_float4(s.alpha * acc.x, s.alpha * acc.y, s.alpha * acc.z, s.alpha * acc.w);
+  } else {
+    const float4 old = *c;
+    *c = make_float4(s.alpha * acc.x + s.beta * old.x, s.alpha * acc.y + s.beta * old.y,
+                     s.alpha * acc.z + s.beta * old.z, s.alpha * acc.w + s.beta * old.w);
+  }
 }
 #endif
 

@@ -206,18 +206,6 @@ __device__ __forceinline__ void load_fragments(float (&a)[TM], float (&b)[TN],
   load_quads(b, &Bs[k][b_col], 4 * LANES_N);
 }
 
-// C[m, n .. n + 3] = alpha * acc + beta * C, one 16-byte load and store (store_c's arithmetic).
-__device__ __forceinline__ void store_c4(const GemmSlice& s, int m, int n, float4 acc) {
-  float4* c = reinterpret_cast<float4*>(s.C + int64_t{m} * s.ldc + n);
-  if (s.beta == 0.0f) {
-    *c = make_float4(s.alpha * acc.x, s.alpha * acc.y, s.alpha * acc.z, s.alpha * acc.w);
-  } else {
-    const float4 old = *c;
-    *c = make_float4(s.alpha * acc.x + s.beta * old.x, s.alpha * acc.y + s.beta * old.y,
-                     s.alpha * acc.z + s.beta * old.z, s.alpha * acc.w + s.beta * old.w);
-  }
-}
-
 // (THREADS, 1): up to 255 registers a thread; one block (8 warps) per SM.
 template <bool TA, bool TB, bool VEC>
 __global__ void __launch_bounds__(THREADS, 1) async_bigtile_kernel(const Gemm g) {
