@@ -117,7 +117,9 @@ CudaBackend::~CudaBackend() {
   cudaFreeHost(staging_);
 }
 
-std::string CudaBackend::name() const { return name_; }
+std::string CudaBackend::name() const {
+  return vendor_ ? name_ + " + " + vendor_libraries_ : name_;
+}
 
 void CudaBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
   std::lock_guard<std::mutex> lock(staging_mutex_);

@@ -23,6 +23,11 @@ class CudaBackend final : public Backend {
   void copy_within(void* dst, const void* src, size_t bytes) override;
   void synchronize() override;
   void set_tf32(bool enabled) override { tf32_ = enabled; }
+  // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or
+  // this machine has no usable cuDNN. While on, matmul, the convolutions and max pooling hand
+  // their calls to kernels/vendor/ (each checks vendor() first), and name() lists the libraries.
+  void set_vendor_libraries(bool enabled) override;
+  bool vendor() const { return vendor_; }
   std::unique_ptr<StepGraph> capture(const std::function<void()>& step) override;
 
   void fill(Tensor& y, float value) override;
@@ -68,6 +73,8 @@ class CudaBackend final : public Backend {
   int device_index_;
   std::string name_;
   bool tf32_ = false;
+  bool vendor_ = false;
+  std::string vendor_libraries_;  // "cuBLAS 13.1.0 + cuDNN 9.14.0", once cuDNN was found usable
   CachingAllocator allocator_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned host memory, STAGING_BYTES long

@@ -20,6 +20,7 @@
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/small_splitk.h"
+#include "kernels/vendor/cublas_gemm.h"
 
 namespace engine::cuda {
 namespace {
@@ -90,7 +91,7 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
     axpby(0.0f, c, beta, c);
     return;
   }
-  if (M == 1 && N == 1) {  // (1 x K) @ (K x 1): a memory-bound dot product (kernels/dot.cu)
+  if (M == 1 && N == 1 && !vendor_) {  // (1 x K) @ (K x 1): memory-bound (kernels/dot.cu)
     dot(a, b, c, alpha, beta);
     return;
   }
@@ -109,6 +110,10 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
   g.alpha = alpha;
   g.beta = beta;
 
+  if (vendor_) {  // --device cudnn
+    vendor::cublas_sgemm(g, tf32_, stream());
+    return;
+  }
   if (small_kernel_for(g.M, g.N, g.K)) {
     g.k_slice = matmul::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
     Tensor workspace;  // from the caching allocator: no cudaMalloc in the steady state or capture

@@ -17,13 +17,15 @@
 namespace engine::apps {
 
 void add_device_flags(CLI::App& app, CommonOptions& o) {
-  app.add_option("--device", o.device, "cpu (OpenBLAS + OpenMP) or gpu (hand-written CUDA)")
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("--device", o.device,
+                 "cpu (OpenBLAS + OpenMP), gpu (hand-written CUDA) or cudnn (the GPU with cuBLAS "
+                 "matmuls and cuDNN convolutions and pooling)")
+      ->check(CLI::IsMember({"cpu", "gpu", "cudnn"}));
   app.add_flag("--cpu", o.cpu, "same as --device cpu");
   app.add_flag("--gpu", o.gpu, "same as --device gpu");
   app.add_flag("--tf32", o.tf32,
-               "GPU matmuls on TF32 tensor cores: faster, ~1e-3 relative error (default FP32, "
-               "as the articles)");
+               "GPU matmuls (and cuDNN convolutions) on TF32 tensor cores: faster, ~1e-3 "
+               "relative error (default FP32, as the articles)");
   app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout");
   app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
       ->check(CLI::Range(0, 4096));
@@ -48,17 +50,25 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
       ->check(CLI::ExistingFile);
 }
 
+std::string backend_choice(const CommonOptions& o) {
+  // --cpu / --gpu are shorthands that take precedence over --device.
+  if (o.cpu) return "cpu";
+  if (o.gpu) return "gpu";
+  return o.device;
+}
+
 Device apply_common_options(const CommonOptions& o) {
   set_log_level(o.log_level);
   if (o.threads > 0) cpu::set_num_threads(o.threads);
   if (o.cpu && o.gpu) throw UsageError("--cpu and --gpu contradict each other");
-  // --cpu / --gpu are shorthands that take precedence over --device.
-  const bool want_gpu = o.gpu || (!o.cpu && o.device == "gpu");
-  const Device device = want_gpu ? Device::cuda(0) : Device::cpu();
+  const std::string choice = backend_choice(o);
+  const Device device = choice == "cpu" ? Device::cpu() : Device::cuda(0);
   std::string why;
   if (!device_available(device, &why)) throw UsageError("cannot use the GPU: " + why);
   if (o.tf32 && device.is_cpu()) throw UsageError("--tf32 needs the GPU (--gpu)");
   backend_for(device).set_tf32(o.tf32);
+  // The GPU backend is one per process: switch the vendor libraries off as well as on.
+  if (!device.is_cpu()) backend_for(device).set_vendor_libraries(choice == "cudnn");
   return device;
 }
 
@@ -93,6 +103,7 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return {{"date", date},
           {"device", to_string(device)},
+          {"backend", backend_choice(o)},
           {"device_name", backend_for(device).name()},
           {"cpu_model", cpu_model_name()},
           {"threads", cpu::num_threads()},

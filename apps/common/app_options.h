@@ -36,8 +36,13 @@ void add_common_flags(CLI::App& app, CommonOptions& options,
 // --threads, --json, --log-level (add_common_flags adds these too).
 void add_device_flags(CLI::App& app, CommonOptions& options);
 
-// Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device.
-// Throws UsageError (exit status 2) when the device cannot be used.
+// Which backend the flags ask for: "cpu", "gpu" (our kernels) or "cudnn" (the GPU with cuBLAS
+// and cuDNN); --cpu and --gpu take precedence over --device.
+std::string backend_choice(const CommonOptions& options);
+
+// Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device;
+// --device cudnn switches the GPU backend's vendor libraries on. Throws UsageError (exit status
+// 2) when the device cannot be used, DeviceError (also status 2) when cuDNN cannot.
 Device apply_common_options(const CommonOptions& options);
 
 // A bad flag value or an unusable device: the app exits with status 2.

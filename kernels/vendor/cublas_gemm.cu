@@ -36,4 +36,12 @@ void cublas_sgemm(const matmul::Gemm& g, bool tf32, cudaStream_t stream) {
                             CUBLAS_GEMM_DEFAULT));
 }
 
+std::string cublas_version() {
+  int major = 0, minor = 0, patch = 0;
+  CHECK_CUBLAS(cublasGetProperty(MAJOR_VERSION, &major));
+  CHECK_CUBLAS(cublasGetProperty(MINOR_VERSION, &minor));
+  CHECK_CUBLAS(cublasGetProperty(PATCH_LEVEL, &patch));
+  return detail::concat("cuBLAS ", major, ".", minor, ".", patch);
+}
+
 }  // namespace engine::cuda::vendor

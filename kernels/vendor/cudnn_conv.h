@@ -1,0 +1,43 @@
+// cuDNN behind the engine's op interface (core/backend.h): the convolutions and max pooling of
+// `--device cudnn`, and the yardstick rows of apps/kernel_bench. Same layouts and semantics as
+// the engine's own ops: NHWC activations, Keras filters (kernel_h, kernel_w, in_c, out_c),
+// Keras' valid/same padding (core/conv_geometry.h); every output is overwritten.
+//
+// Everything runs on the CUDA backend's stream, and nothing here calls cudaMalloc once an
+// algorithm is chosen (workspaces come from the caching allocator), so a training step that
+// calls these can be recorded into a CUDA graph. The algorithm for each geometry is chosen on
+// the first call: measured (cudnnFind*) when the stream is not being recorded, else cuDNN's
+// heuristic ranking; nn's fit() runs its first step op by op, so the measured choice is the
+// one recorded.
+//
+// `tf32`: FP32 convolutions may run on TF32 tensor cores, as PyTorch allows cuDNN by default;
+// without it they are strict FP32 (FMA only).
+//
+// Without cuDNN in the build (kernels/vendor/cudnn_absent.cu) cudnn_available() says why and
+// the other functions throw DeviceError.
+#pragma once
+#include <string>
+
+#include "core/conv_geometry.h"
+#include "core/tensor.h"
+
+namespace engine::cuda::vendor {
+
+// Whether this build has cuDNN and the library that loaded can be used; `why_not` gets a
+// one-line reason when not.
+bool cudnn_available(std::string* why_not);
+// "cuDNN 9.14.0" (the library that loaded), with "(built with 9.19.0)" when its header differs.
+std::string cudnn_version();
+
+// The ops of core/backend.h with the same names, through cuDNN.
+void cudnn_conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
+                          bool tf32);
+void cudnn_conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                                Tensor& dx, bool tf32);
+void cudnn_conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                  Tensor& dw, bool tf32);
+void cudnn_max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
+void cudnn_max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                               const Tensor& dy, Tensor& dx);
+
+}  // namespace engine::cuda::vendor
