@@ -21,6 +21,12 @@ expect_status 2 "--cpu with --gpu" -- "$app" --cpu --gpu
 expect_status 2 "--load of a missing file" -- "$app" --load "$tmp/missing.weights"
 if no_gpu; then
   expect_status 2 "--gpu without a usable GPU" -- "$app" --gpu --data-dir "$data"
+  expect_status 2 "--device cudnn without a usable GPU" -- "$app" --device cudnn --data-dir "$data"
+else
+  # --device cudnn: the matmuls on cuBLAS, whose name and cuDNN's the --json record carries.
+  expect_status 0 "--device cudnn short run" -- "$app" --device cudnn --data-dir "$data" \
+    --epochs 1 --steps-per-epoch 20 --json "$tmp/cudnn.json"
+  expect_text "$tmp/cudnn.json" '"backend": "cudnn"' 'cuBLAS' 'cuDNN'
 fi
 expect_status 1 "missing data folder" -- "$app" --data-dir "$tmp/nothing" --epochs 1
 expect_status 0 "--help" -- "$app" --help
