@@ -127,6 +127,8 @@ TEST_CASE("gpu parity: strided_copy, bit for bit: transposes, diagonals, broadca
       {{1, 1000, 7}, {0, {0, 7, 1}}, {0, {0, 1 + 1000 * 7, 1000}}, 7000, 7 * 1000 * 1000 + 7},
       {{3, 50, 1}, {0, {0, 0, 0}}, {4, {50 * 20 + 1, 20, 0}}, 1, 3 * 50 * 20},  // a one-hot basis
       {{4096, 4097, 1}, {0, {4097, 1, 0}}, {0, {1, 4096, 0}}, 4096 * 4097, 4096 * 4097},
+      // Chunk of forward tangents into columns 3.. of a wider J: a transpose with offsets.
+      {{5, 1001, 1}, {2, {1001, 1, 0}}, {3, {1, 37, 0}}, 5 * 1001 + 2, 37 * 1001 + 3},
       {{1, big, 1}, {0, {0, 1, 0}}, {3, {0, 1, 0}}, big, big + 3},
   };
   for (const Walks& w : walks) {
