@@ -7,103 +7,103 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.001154
-1000 0.0006235
-10000 0.0013345
-100000 0.004762
-1000000 0.014362
-10000000 0.430919
-100000000 6.43694
+100 0.0004985
+1000 0.000483
+10000 0.0012515
+100000 0.006243
+1000000 0.0131005
+10000000 0.438553
+100000000 6.57064
 EOD
 $gpu_matmul << EOD
-100 0.00936
-1000 0.006832
-10000 0.011408
-100000 0.012048
-1000000 0.01112
-10000000 0.036944
-100000000 0.268832
+100 0.006336
+1000 0.006016
+10000 0.01104
+100000 0.011936
+1000000 0.012096
+10000000 0.038032
+100000000 0.267232
 EOD
 $cudnn_matmul << EOD
-100 0.017936
-1000 0.021632
-10000 0.02216
-100000 0.01536
-1000000 0.01624
-10000000 0.06152
-100000000 0.378416
+100 0.01456
+1000 0.01904
+10000 0.018848
+100000 0.014048
+1000000 0.016592
+10000000 0.060064
+100000000 0.37416
 EOD
 $cpu_generate_matmul << EOD
-100 0.009118
-1000 0.0319975
-10000 0.037847
-100000 0.268239
-1000000 2.7714
-10000000 26.1686
-100000000 282.14
+100 0.0058305
+1000 0.0257685
+10000 0.0381615
+100000 0.371781
+1000000 2.85422
+10000000 29.1425
+100000000 305.235
 EOD
 $gpu_generate_matmul << EOD
-100 0.021984
-1000 0.016096
-10000 0.020368
-100000 0.020352
-1000000 0.020912
-10000000 0.098992
-100000000 0.757968
+100 0.013568
+1000 0.015024
+10000 0.018784
+100000 0.019872
+1000000 0.021232
+10000000 0.098816
+100000000 0.75696
 EOD
 $cudnn_generate_matmul << EOD
-100 0.027424
-1000 0.030064
-10000 0.030576
-100000 0.023968
-1000000 0.025264
-10000000 0.120256
-100000000 0.901568
+100 0.02264
+1000 0.026208
+10000 0.030592
+100000 0.023232
+1000000 0.022112
+10000000 0.119168
+100000000 0.866448
 EOD
 $gpu_copies_matmul << EOD
-100 0.041312
-1000 0.036
-10000 0.049472
-100000 0.106032
-1000000 0.82888
-10000000 10.4445
-100000000 104.194
+100 0.039856
+1000 0.040016
+10000 0.055408
+100000 0.114608
+1000000 0.899968
+10000000 10.3913
+100000000 103.669
 EOD
 $cudnn_copies_matmul << EOD
-100 0.049264
-1000 0.05184
-10000 0.060944
-100000 0.111376
-1000000 0.815392
-10000000 9.61125
-100000000 107.723
+100 0.04592
+1000 0.047552
+10000 0.05816
+100000 0.119008
+1000000 0.935248
+10000000 9.34062
+100000000 104.394
 EOD
 $cpu_square << EOD
-64 6.93723
-128 92.4446
-256 327.162
-512 646.657
-1024 951.047
-2048 1041.57
-4096 1157.65
+64 119.482
+128 137.284
+256 342.418
+512 644.657
+1024 912.288
+2048 974.524
+4096 1096.44
 EOD
 $gpu_square << EOD
-64 6.53791
-128 292.898
-256 2314.74
-512 9436
-1024 23522.2
-2048 38707.3
-4096 39953.9
+64 55.539
+128 436.18
+256 2908.67
+512 9581.51
+1024 23746.9
+2048 42751.3
+4096 47683.7
 EOD
 $cudnn_square << EOD
-64 29.5207
-128 219.001
-256 1558.06
-512 10070.4
-1024 30434.9
-2048 48955.5
-4096 50952.8
+64 35.3866
+128 264.792
+256 1633.3
+512 10686.1
+1024 31440.1
+2048 49494.9
+4096 51858.7
 EOD
 
 set logscale xy
@@ -117,9 +117,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.01112 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.012096 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.06152 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.060064 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -127,10 +127,10 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016096 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015024 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030064 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030592 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -152,10 +152,10 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 292.898 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 436.18 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 64, graph 0.82 to first 64, first 29.5207 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 64' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 264.792 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -170,9 +170,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.01112 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.012096 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.06152 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.060064 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -180,10 +180,10 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016096 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015024 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030064 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030592 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -205,10 +205,10 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 292.898 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 436.18 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 64, graph 0.82 to first 64, first 29.5207 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 64' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 264.792 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
