@@ -120,15 +120,6 @@ void cublas_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
   g.ldc = g.N;
   cuda::vendor::cublas_sgemm(g, false, cuda::stream());
 }
-
-std::string cublas_version() {
-  int major = 0, minor = 0, patch = 0;
-  CHECK_CUBLAS(cublasGetProperty(MAJOR_VERSION, &major));
-  CHECK_CUBLAS(cublasGetProperty(MINOR_VERSION, &minor));
-  CHECK_CUBLAS(cublasGetProperty(PATCH_LEVEL, &patch));
-  return "cuBLAS " + std::to_string(major) + "." + std::to_string(minor) + "." +
-         std::to_string(patch);
-}
 #endif
 
 // Which devices the flags ask for; "all" and the shorthands resolve here.
@@ -165,7 +156,8 @@ std::vector<Target> select_targets(const std::vector<std::string>& names, bool e
     const std::string gpu_name = backend_for(Device::cuda(0)).name();
     if (name == "gpu") targets.push_back({"gpu", Device::cuda(0), gpu_name, engine_matmul});
     if (name == "cudnn") {
-      targets.push_back({"cudnn", Device::cuda(0), cublas_version() + " on " + gpu_name, cublas_matmul});
+      targets.push_back({"cudnn", Device::cuda(0),
+                         cuda::vendor::cublas_version() + " on " + gpu_name, cublas_matmul});
     }
 #endif
   }

@@ -65,6 +65,8 @@ std::vector<float> uniform(size_t n, uint64_t seed, float lo = -1.0f, float hi =
   return v;
 }
 
+size_t count(const Shape& shape) { return static_cast<size_t>(numel(shape)); }
+
 Tensor on_gpu(const std::vector<float>& v, const Shape& shape) {
   return Tensor::from_vector(v, shape, gpu());
 }
@@ -180,6 +182,10 @@ Conv2dGeometry geometry_of(const ConvCase& c) {
   return conv2d_geometry({c.batch, c.h, c.w, c.c}, {c.kernel, c.kernel, c.c, c.filters}, c.stride,
                          c.stride, c.padding);
 }
+
+// FP32 tolerance (see the top): 2 T U per sum of T terms, and the floor for tile transforms.
+double fp32_rel(double terms) { return 2.0 * terms * U; }
+constexpr double FP32_FLOOR = 1e-5;
 
 // The terms per element of each op: the tolerance's T.
 double forward_terms(const Conv2dGeometry& g) { return static_cast<double>(g.gemm_k()); }
@@ -312,9 +318,9 @@ TEST_CASE("cuDNN convolutions (forward, backward-data, backward-filter) match a 
   for (const bool tf32 : {false, true}) {
     for (const ConvCase& c : CONV_CASES) {
       const Conv2dGeometry g = geometry_of(c);
-      const std::vector<float> x = uniform(static_cast<size_t>(numel(g.x_shape())), 1);
-      const std::vector<float> w = uniform(static_cast<size_t>(numel(g.w_shape())), 2);
-      const std::vector<float> dy = uniform(static_cast<size_t>(numel(g.y_shape())), 3);
+      const std::vector<float> x = uniform(count(g.x_shape()), 1);
+      const std::vector<float> w = uniform(count(g.w_shape()), 2);
+      const std::vector<float> dy = uniform(count(g.y_shape()), 3);
       const ConvRefs ref = conv_references(g, x, w, dy);
       Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape()), dw = poisoned(g.w_shape());
       const Tensor xg = on_gpu(x, g.x_shape()), wg = on_gpu(w, g.w_shape()),
@@ -323,13 +329,13 @@ TEST_CASE("cuDNN convolutions (forward, backward-data, backward-filter) match a 
       vendor::cudnn_conv2d_backward_data(g, dyg, wg, dx, tf32);
       vendor::cudnn_conv2d_backward_filter(g, xg, dyg, dw, tf32);
       const std::string what = std::string(c.name) + (tf32 ? " (TF32)" : " (FP32)");
-      const double tf32_rel = tf32 ? 1.0 / 512 : 0.0, floor = tf32 ? 1e-4 : 1e-5;
-      expect_close(what + " forward", y.to_vector(), ref.y,
-                   tf32_rel + 2.0 * forward_terms(g) * U, floor);
+      const double tf32_rel = tf32 ? 1.0 / 512 : 0.0, floor = tf32 ? 1e-4 : FP32_FLOOR;
+      expect_close(what + " forward", y.to_vector(), ref.y, tf32_rel + fp32_rel(forward_terms(g)),
+                   floor);
       expect_close(what + " backward-data", dx.to_vector(), ref.dx,
-                   tf32_rel + 2.0 * backward_data_terms(g) * U, floor);
+                   tf32_rel + fp32_rel(backward_data_terms(g)), floor);
       expect_close(what + " backward-filter", dw.to_vector(), ref.dw,
-                   tf32_rel + 2.0 * backward_filter_terms(g) * U, floor);
+                   tf32_rel + fp32_rel(backward_filter_terms(g)), floor);
     }
   }
 }
@@ -369,8 +375,8 @@ TEST_CASE("cuDNN max pooling matches a double loop: windows, padding never wins,
   for (const PoolCase& c : POOL_CASES) {
     const Conv2dGeometry g =
         pool2d_geometry({c.batch, c.h, c.w, c.c}, c.pool, c.pool, c.stride, c.stride, c.padding);
-    const std::vector<float> x = distinct_values(static_cast<size_t>(numel(g.x_shape())), 7, c.negative);
-    const std::vector<float> dy = uniform(static_cast<size_t>(numel(g.y_shape())), 8);
+    const std::vector<float> x = distinct_values(count(g.x_shape()), 7, c.negative);
+    const std::vector<float> dy = uniform(count(g.y_shape()), 8);
     const PoolRefs ref = pool_references(g, x, dy);
     const Tensor xg = on_gpu(x, g.x_shape()), dyg = on_gpu(dy, g.y_shape());
     Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape());
@@ -414,7 +420,7 @@ TEST_CASE("--device cudnn: matmul on cuBLAS matches a double product, all transp
           std::ostringstream what;
           what << s.M << "x" << s.N << "x" << s.K << (ta ? " A^T" : " A") << (tb ? " B^T" : " B")
                << " beta " << beta;
-          expect_close(what.str(), c.to_vector(), ref, 2.0 * static_cast<double>(s.K + 1) * U, 0.0);
+          expect_close(what.str(), c.to_vector(), ref, fp32_rel(static_cast<double>(s.K + 1)), 0.0);
         }
 }
 
@@ -423,9 +429,9 @@ TEST_CASE("--device cudnn: the backend's conv and pool calls are cuDNN's, bitwis
   // and algorithm, so the same bits (our implicit GEMM sums in another order).
   VendorLibraries on;
   const Conv2dGeometry g = geometry_of(CONV_CASES[2]);
-  const Tensor x = on_gpu(uniform(static_cast<size_t>(numel(g.x_shape())), 21), g.x_shape());
-  const Tensor w = on_gpu(uniform(static_cast<size_t>(numel(g.w_shape())), 22), g.w_shape());
-  const Tensor dy = on_gpu(uniform(static_cast<size_t>(numel(g.y_shape())), 23), g.y_shape());
+  const Tensor x = on_gpu(uniform(count(g.x_shape()), 21), g.x_shape());
+  const Tensor w = on_gpu(uniform(count(g.w_shape()), 22), g.w_shape());
+  const Tensor dy = on_gpu(uniform(count(g.y_shape()), 23), g.y_shape());
   Tensor y1 = poisoned(g.y_shape()), y2 = poisoned(g.y_shape());
   Tensor dx1 = poisoned(g.x_shape()), dx2 = poisoned(g.x_shape());
   vendor::cudnn_conv2d_forward(g, x, w, y1, false);
@@ -444,13 +450,13 @@ TEST_CASE("cuDNN ops recorded into a CUDA graph replay what they compute op by o
   const Conv2dGeometry a = geometry_of(CONV_CASES[2]);
   const Conv2dGeometry b = conv2d_geometry({3, 11, 13, 6}, {3, 3, 6, 7}, 2, 2, Padding::Same);
   const Conv2dGeometry p = pool2d_geometry({2, 5, 7, 3}, 2, 2, 2, 2, Padding::Same);
-  const std::vector<float> xa = uniform(static_cast<size_t>(numel(a.x_shape())), 31),
-                           wa = uniform(static_cast<size_t>(numel(a.w_shape())), 32),
-                           dya = uniform(static_cast<size_t>(numel(a.y_shape())), 33),
-                           xb = uniform(static_cast<size_t>(numel(b.x_shape())), 34),
-                           wb = uniform(static_cast<size_t>(numel(b.w_shape())), 35),
-                           xp = distinct_values(static_cast<size_t>(numel(p.x_shape())), 36, true),
-                           dyp = uniform(static_cast<size_t>(numel(p.y_shape())), 37);
+  const std::vector<float> xa = uniform(count(a.x_shape()), 31),
+                           wa = uniform(count(a.w_shape()), 32),
+                           dya = uniform(count(a.y_shape()), 33),
+                           xb = uniform(count(b.x_shape()), 34),
+                           wb = uniform(count(b.w_shape()), 35),
+                           xp = distinct_values(count(p.x_shape()), 36, true),
+                           dyp = uniform(count(p.y_shape()), 37);
   const Tensor xag = on_gpu(xa, a.x_shape()), wag = on_gpu(wa, a.w_shape()),
                dyag = on_gpu(dya, a.y_shape()), xbg = on_gpu(xb, b.x_shape()),
                wbg = on_gpu(wb, b.w_shape()), xpg = on_gpu(xp, p.x_shape()),
@@ -475,12 +481,15 @@ TEST_CASE("cuDNN ops recorded into a CUDA graph replay what they compute op by o
   graph->replay();  // twice: a replay must not depend on what the last one left behind
   be.synchronize();
   const ConvRefs ra = conv_references(a, xa, wa, dya);
-  const ConvRefs rb = conv_references(b, xb, wb, std::vector<float>(static_cast<size_t>(numel(b.y_shape()))));
+  const ConvRefs rb = conv_references(b, xb, wb, std::vector<float>(count(b.y_shape())));
   const PoolRefs rp = pool_references(p, xp, dyp);
-  expect_close("replayed forward", ya.to_vector(), ra.y, 2.0 * forward_terms(a) * U, 1e-5);
-  expect_close("replayed backward-data", dxa.to_vector(), ra.dx, 2.0 * backward_data_terms(a) * U, 1e-5);
-  expect_close("replayed backward-filter", dwa.to_vector(), ra.dw, 2.0 * backward_filter_terms(a) * U, 1e-5);
-  expect_close("forward chosen while recording", yb.to_vector(), rb.y, 2.0 * forward_terms(b) * U, 1e-5);
+  expect_close("replayed forward", ya.to_vector(), ra.y, fp32_rel(forward_terms(a)), FP32_FLOOR);
+  expect_close("replayed backward-data", dxa.to_vector(), ra.dx,
+               fp32_rel(backward_data_terms(a)), FP32_FLOOR);
+  expect_close("replayed backward-filter", dwa.to_vector(), ra.dw,
+               fp32_rel(backward_filter_terms(a)), FP32_FLOOR);
+  expect_close("forward chosen while recording", yb.to_vector(), rb.y, fp32_rel(forward_terms(b)),
+               FP32_FLOOR);
   expect_close("replayed pool forward", yp.to_vector(), rp.y, 0.0, 0.0);
   expect_close("replayed pool backward", dxp.to_vector(), rp.dx, 4 * U, 0.0);
 }

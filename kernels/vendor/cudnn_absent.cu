@@ -33,6 +33,18 @@ void cudnn_conv2d_backward_filter(const Conv2dGeometry&, const Tensor&, const Te
                                   bool) {
   refuse();
 }
+void cudnn_conv2d_forward_krsc(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&,
+                               bool) {
+  refuse();
+}
+void cudnn_conv2d_backward_data_krsc(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&,
+                                     bool) {
+  refuse();
+}
+void cudnn_conv2d_backward_filter_krsc(const Conv2dGeometry&, const Tensor&, const Tensor&,
+                                       Tensor&, bool) {
+  refuse();
+}
 void cudnn_max_pool2d_forward(const Conv2dGeometry&, const Tensor&, Tensor&) { refuse(); }
 void cudnn_max_pool2d_backward(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&,
                                Tensor&) {

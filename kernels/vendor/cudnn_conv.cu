@@ -79,9 +79,9 @@ cudnnTensorDescriptor_t nhwc_descriptor(int64_t n, int64_t h, int64_t w, int64_t
                "x", c, ")");
   cudnnTensorDescriptor_t d = nullptr;
   CHECK_CUDNN(cudnnCreateTensorDescriptor(&d));
-  CHECK_CUDNN(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, static_cast<int>(n),
-                                         static_cast<int>(c), static_cast<int>(h),
-                                         static_cast<int>(w)));
+  CHECK_CUDNN(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+                                         static_cast<int>(n), static_cast<int>(c),
+                                         static_cast<int>(h), static_cast<int>(w)));
   return d;
 }
 
@@ -109,7 +109,8 @@ struct PaddedWalks {
 PaddedWalks padded_walks(const Conv2dGeometry& g, int64_t extra_h, int64_t extra_w) {
   const int64_t row = g.in_w * g.in_c, padded_row = (g.in_w + extra_w) * g.in_c;
   return {{g.batch, g.in_h, row},
-          {Walk3d{0, {g.in_h * row, row, 1}}, Walk3d{0, {(g.in_h + extra_h) * padded_row, padded_row, 1}}}};
+          {Walk3d{0, {g.in_h * row, row, 1}},
+           Walk3d{0, {(g.in_h + extra_h) * padded_row, padded_row, 1}}}};
 }
 
 // x itself, or x with `extra_h` rows and `extra_w` columns of `value` appended to every image.
@@ -140,7 +141,7 @@ void crop(const Conv2dGeometry& g, const Tensor& dxp, Tensor& dx, int64_t extra_
 // Keras filters (K x out_c) <-> cuDNN's KRSC (out_c x K), K = kernel_h * kernel_w * in_c.
 Tensor krsc_filters(const Conv2dGeometry& g, const Tensor& w) {
   const int64_t K = g.gemm_k(), N = g.out_c;
-  Tensor wk = Tensor::empty({N, g.kernel_h, g.kernel_w, g.in_c}, DType::F32, w.device());
+  Tensor wk = Tensor::empty(krsc_shape(g), DType::F32, w.device());
   w.backend().strided_copy(w, wk, {K, N, 1}, Walk3d{0, {N, 1, 0}}, Walk3d{0, {1, K, 0}});
   return wk;
 }
@@ -233,9 +234,9 @@ ConvPlan& conv_plan(const Conv2dGeometry& g, bool tf32) {
   plan->x = nhwc_descriptor(g.batch, g.in_h + plan->extra_h, g.in_w + plan->extra_w, g.in_c);
   plan->y = nhwc_descriptor(g.batch, g.out_h, g.out_w, g.out_c);
   CHECK_CUDNN(cudnnCreateFilterDescriptor(&plan->w));
-  CHECK_CUDNN(cudnnSetFilter4dDescriptor(plan->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC,
-                                         static_cast<int>(g.out_c), static_cast<int>(g.in_c),
-                                         static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w)));
+  CHECK_CUDNN(cudnnSetFilter4dDescriptor(
+      plan->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, static_cast<int>(g.out_c),
+      static_cast<int>(g.in_c), static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w)));
   CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&plan->conv));
   // Cross-correlation (no kernel flip), as Keras' Conv2D; FP32 accumulation.
   CHECK_CUDNN(cudnnSetConvolution2dDescriptor(
@@ -372,10 +373,10 @@ std::string cudnn_version() {
   return name;
 }
 
-void cudnn_conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
-                          bool tf32) {
+void cudnn_conv2d_forward_krsc(const Conv2dGeometry& g, const Tensor& x, const Tensor& w_krsc,
+                               Tensor& y, bool tf32) {
   if (y.numel() == 0) return;
-  if (x.numel() == 0 || w.numel() == 0) {  // no input channels: every sum is empty
+  if (x.numel() == 0 || w_krsc.numel() == 0) {  // no input channels: every sum is empty
     y.backend().fill(y, 0.0f);
     return;
   }
@@ -383,54 +384,67 @@ void cudnn_conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor
   ConvPlan& p = conv_plan(g, tf32);
   choose_forward(p, tf32);
   const Tensor xp = padded(g, x, p.extra_h, p.extra_w, 0.0f);
-  const Tensor wk = krsc_filters(g, w);
   const Tensor ws = workspace(p.forward.workspace_bytes, y.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.forward.math));
-  CHECK_CUDNN(cudnnConvolutionForward(handle(), &ONE, p.x, xp.raw_data(), p.w, wk.raw_data(),
+  CHECK_CUDNN(cudnnConvolutionForward(handle(), &ONE, p.x, xp.raw_data(), p.w, w_krsc.raw_data(),
                                       p.conv, p.forward.algo, data_or_null(ws),
                                       p.forward.workspace_bytes, &ZERO, p.y, y.raw_data()));
 }
 
-void cudnn_conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
-                                Tensor& dx, bool tf32) {
+void cudnn_conv2d_backward_data_krsc(const Conv2dGeometry& g, const Tensor& dy,
+                                     const Tensor& w_krsc, Tensor& dx, bool tf32) {
   if (dx.numel() == 0) return;
-  if (dy.numel() == 0 || w.numel() == 0) {
+  if (dy.numel() == 0 || w_krsc.numel() == 0) {
     dx.backend().fill(dx, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
   ConvPlan& p = conv_plan(g, tf32);
   choose_backward_data(p, tf32);
-  const Tensor wk = krsc_filters(g, w);
   Tensor dxp = padded_gradient(g, dx, p.extra_h, p.extra_w);
   const Tensor ws = workspace(p.backward_data.workspace_bytes, dx.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.backward_data.math));
-  CHECK_CUDNN(cudnnConvolutionBackwardData(handle(), &ONE, p.w, wk.raw_data(), p.y, dy.raw_data(),
-                                           p.conv, p.backward_data.algo, data_or_null(ws),
-                                           p.backward_data.workspace_bytes, &ZERO, p.x,
-                                           dxp.raw_data()));
+  CHECK_CUDNN(cudnnConvolutionBackwardData(handle(), &ONE, p.w, w_krsc.raw_data(), p.y,
+                                           dy.raw_data(), p.conv, p.backward_data.algo,
+                                           data_or_null(ws), p.backward_data.workspace_bytes,
+                                           &ZERO, p.x, dxp.raw_data()));
   crop(g, dxp, dx, p.extra_h, p.extra_w);
 }
 
-void cudnn_conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
-                                  Tensor& dw, bool tf32) {
-  if (dw.numel() == 0) return;
+void cudnn_conv2d_backward_filter_krsc(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                       Tensor& dw_krsc, bool tf32) {
+  if (dw_krsc.numel() == 0) return;
   if (x.numel() == 0 || dy.numel() == 0) {  // an empty batch: no terms
-    dw.backend().fill(dw, 0.0f);
+    dw_krsc.backend().fill(dw_krsc, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
   ConvPlan& p = conv_plan(g, tf32);
   choose_backward_filter(p, tf32);
   const Tensor xp = padded(g, x, p.extra_h, p.extra_w, 0.0f);
-  Tensor dwk = Tensor::empty({g.out_c, g.kernel_h, g.kernel_w, g.in_c}, DType::F32, dw.device());
-  const Tensor ws = workspace(p.backward_filter.workspace_bytes, dw.device());
+  const Tensor ws = workspace(p.backward_filter.workspace_bytes, dw_krsc.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.backward_filter.math));
   CHECK_CUDNN(cudnnConvolutionBackwardFilter(handle(), &ONE, p.x, xp.raw_data(), p.y,
                                              dy.raw_data(), p.conv, p.backward_filter.algo,
                                              data_or_null(ws), p.backward_filter.workspace_bytes,
-                                             &ZERO, p.w, dwk.raw_data()));
-  keras_filters(g, dwk, dw);
+                                             &ZERO, p.w, dw_krsc.raw_data()));
+}
+
+void cudnn_conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
+                          bool tf32) {
+  cudnn_conv2d_forward_krsc(g, x, krsc_filters(g, w), y, tf32);
+}
+
+void cudnn_conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                                Tensor& dx, bool tf32) {
+  cudnn_conv2d_backward_data_krsc(g, dy, krsc_filters(g, w), dx, tf32);
+}
+
+void cudnn_conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                  Tensor& dw, bool tf32) {
+  Tensor dw_krsc = Tensor::empty(krsc_shape(g), DType::F32, dw.device());
+  cudnn_conv2d_backward_filter_krsc(g, x, dy, dw_krsc, tf32);
+  keras_filters(g, dw_krsc, dw);
 }
 
 void cudnn_max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {

@@ -29,13 +29,27 @@ bool cudnn_available(std::string* why_not);
 // "cuDNN 9.14.0" (the library that loaded), with "(built with 9.19.0)" when its header differs.
 std::string cudnn_version();
 
-// The ops of core/backend.h with the same names, through cuDNN.
+// The ops of core/backend.h with the same names, through cuDNN. Each transposes the filters
+// between Keras' layout and cuDNN's (below) around the cuDNN call.
 void cudnn_conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
                           bool tf32);
 void cudnn_conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
                                 Tensor& dx, bool tf32);
 void cudnn_conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
                                   Tensor& dw, bool tf32);
+
+// The same with filters in cuDNN's NHWC filter layout, KRSC: (out_c, kernel_h, kernel_w, in_c),
+// krsc_shape(g). No transposes: what apps/kernel_bench times as cuDNN's own work (the
+// transposes are a cost of the engine's layout, ~1-3 us a layer, not of cuDNN).
+inline Shape krsc_shape(const Conv2dGeometry& g) {
+  return {g.out_c, g.kernel_h, g.kernel_w, g.in_c};
+}
+void cudnn_conv2d_forward_krsc(const Conv2dGeometry& g, const Tensor& x, const Tensor& w_krsc,
+                               Tensor& y, bool tf32);
+void cudnn_conv2d_backward_data_krsc(const Conv2dGeometry& g, const Tensor& dy,
+                                     const Tensor& w_krsc, Tensor& dx, bool tf32);
+void cudnn_conv2d_backward_filter_krsc(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                       Tensor& dw_krsc, bool tf32);
 void cudnn_max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
 void cudnn_max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                                const Tensor& dy, Tensor& dx);
