@@ -65,6 +65,20 @@ class CudaBackend final : public Backend {
   void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                    const AdamConfig& config, const Tensor& step) override;
   void increment(Tensor& counter) override;
+  // Convolutions (kernels/conv2d.cu: implicit GEMMs, kernels/conv/), max pooling
+  // (kernels/pool.cu), RMSprop and Adadelta (kernels/optimizers.cu).
+  void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) override;
+  void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                            Tensor& dx) override;
+  void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                              Tensor& dw) override;
+  void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) override;
+  void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                           const Tensor& dy, Tensor& dx) override;
+  void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr, float rho,
+                      float epsilon) override;
+  void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                       Tensor& mean_square_delta, float lr, float rho, float epsilon) override;
   void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) override;
   void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
                     const Walk3d& from, const Walk3d& to) override;

@@ -51,7 +51,59 @@ __global__ void sgd_kernel(float* __restrict__ p, const float* __restrict__ g,
   }
 }
 
+// RMSprop (Keras): s = rho s + (1 - rho) g^2; p -= lr g / (sqrt(s) + eps). Reads p, g, s and
+// writes p, s: 20 bytes a parameter (seed 004's dogs-vs-cats CNN, 1.2 M parameters: 24 MB, ~8
+// us at 3 TB/s).
+__global__ void rmsprop_kernel(float* __restrict__ p, const float* __restrict__ g,
+                               float* __restrict__ mean_square, int64_t n, float lr, float rho,
+                               float epsilon) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const float gi = g[i];
+    const float s = rho * mean_square[i] + (1.0f - rho) * gi * gi;
+    mean_square[i] = s;
+    p[i] -= lr * gi / (sqrtf(s) + epsilon);
+  }
+}
+
+// Adadelta (Keras): s = rho s + (1 - rho) g^2; d = sqrt(u + eps) / sqrt(s + eps) g;
+// u = rho u + (1 - rho) d^2; p -= lr d. 28 bytes a parameter (the Keras MNIST CNN, 1.2 M
+// parameters: 34 MB, ~11 us at 3 TB/s).
+__global__ void adadelta_kernel(float* __restrict__ p, const float* __restrict__ g,
+                                float* __restrict__ mean_square, float* __restrict__ mean_square_delta,
+                                int64_t n, float lr, float rho, float epsilon) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const float gi = g[i];
+    const float s = rho * mean_square[i] + (1.0f - rho) * gi * gi;
+    const float u = mean_square_delta[i];
+    const float d = sqrtf(u + epsilon) / sqrtf(s + epsilon) * gi;
+    mean_square[i] = s;
+    mean_square_delta[i] = rho * u + (1.0f - rho) * d * d;
+    p[i] -= lr * d;
+  }
+}
+
 }  // namespace
+
+void CudaBackend::rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr,
+                                 float rho, float epsilon) {
+  const int64_t n = param.numel();
+  if (n == 0) return;
+  rmsprop_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
+      param.data<float>(), grad.data<float>(), mean_square.data<float>(), n, lr, rho, epsilon);
+  CHECK_LAUNCH();
+}
+
+void CudaBackend::adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                                  Tensor& mean_square_delta, float lr, float rho, float epsilon) {
+  const int64_t n = param.numel();
+  if (n == 0) return;
+  adadelta_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
+      param.data<float>(), grad.data<float>(), mean_square.data<float>(),
+      mean_square_delta.data<float>(), n, lr, rho, epsilon);
+  CHECK_LAUNCH();
+}
 
 void CudaBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                               const AdamConfig& config, const Tensor& step) {

@@ -35,6 +35,7 @@
 #include "kernels/matmul/cp_async.h"
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/mma_tf32.h"
 
 namespace engine::cuda::matmul {
 namespace {
@@ -99,28 +100,6 @@ __device__ __forceinline__ void copy_tile(float* stage, const float* base, int l
       for (int e = 0; e < 4; ++e) cp_async_4(dst + e, e < n ? src + e : any, e < n ? 4 : 0);
     }
   }
-}
-
-// FP32 -> TF32, rounded to nearest (ties away); the result is a float bit pattern with the
-// low 13 mantissa bits zero, as mma's .tf32 operands expect.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-
-// d += a b for a 16 x 8 x 8 block, the warp's 32 lanes each holding a slice of a, b and d:
-// with g = lane / 4, t = lane % 4,
-//   a (16 x 8, row-major): a[0] = (g, t),     a[1] = (g + 8, t),
-//                          a[2] = (g, t + 4), a[3] = (g + 8, t + 4)
-//   b (8 x 8, "col": k runs down): b[0] = (k t, n g), b[1] = (k t + 4, n g)
-//   d (16 x 8): d[0] = (g, 2t), d[1] = (g, 2t + 1), d[2] = (g + 8, 2t), d[3] = (g + 8, 2t + 1)
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
-                                         const uint32_t (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 // (THREADS, 2): at most 128 registers, so two blocks (and 2 x 108 KB of shared memory, of the

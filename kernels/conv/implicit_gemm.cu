@@ -1,0 +1,155 @@
+// The host side of the implicit-GEMM convolutions (implicit_gemm.h): the GEMM each pass is,
+// the engine's choice of tiles and K slices, the checks and the arguments every launch shares.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/conv/implicit_gemm.cuh"
+#include "kernels/matmul/gemm.h"
+
+namespace engine::cuda::conv {
+namespace {
+
+// Split-K only when the output tiles leave SMs without a block; then about BLOCKS_PER_SM
+// blocks per SM (two fit: 128 registers x 256 threads, <= 39 KB of shared memory each), with
+// slices at least MIN_SLICE_TILES K tiles deep (each block's loads must have a few tiles to
+// overlap with), at most MAX_SLICES of them and at most MAX_WORKSPACE floats of partials.
+constexpr int BLOCKS_PER_SM = 2;
+constexpr int MIN_SLICE_TILES = 4;
+constexpr int MAX_SLICES = 128;
+constexpr int64_t MAX_WORKSPACE = int64_t{16} << 20;  // 64 MB
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t tiles_of(const Tiling& t, const GemmShape& s) {
+  return ceil_div(s.M, t.block_rows()) * ceil_div(s.N, t.bn);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+int to_int(int64_t v, const char* what) {
+  ENGINE_CHECK(v >= 0 && v <= std::numeric_limits<int>::max(), "conv2d on the GPU: ", what, " = ", v,
+               " is beyond 2^31 - 1");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+const char* to_string(Pass pass) {
+  switch (pass) {
+    case Pass::Forward: return "forward";
+    case Pass::BackwardData: return "backward_data";
+    case Pass::BackwardFilter: return "backward_filter";
+  }
+  return "?";
+}
+
+GemmShape gemm_shape(Pass pass, const Conv2dGeometry& g) {
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  switch (pass) {
+    case Pass::Forward: return {g.gemm_m(), g.out_c, taps * g.in_c};
+    case Pass::BackwardData: return {g.batch * g.in_h * g.in_w, g.in_c, taps * g.out_c};
+    case Pass::BackwardFilter: return {taps * g.in_c, g.out_c, g.gemm_m()};
+  }
+  return {};
+}
+
+// Columns: the narrowest tile that holds N (out_c or in_c: 32, 64, 128 in the seed models).
+// Rows: 8 per thread where that still gives every SM a block, else 4 (twice the blocks).
+// K: split when even then some SMs would idle (the backward-filter pass, always; the deep
+// layers' passes at small batches).
+Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
+  const GemmShape s = gemm_shape(pass, g);
+  Tiling t;
+  t.tf32 = tf32;
+  t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
+  t.tm = 8;
+  if (tiles_of(t, s) < sms) t.tm = 4;
+  const int64_t tiles = tiles_of(t, s);
+  if (tiles < sms && s.M * s.N > 0) {
+    const int64_t k_tiles = ceil_div(s.K, BK);
+    const int64_t slices = std::min({ceil_div(int64_t{BLOCKS_PER_SM} * sms, tiles),
+                                     k_tiles / MIN_SLICE_TILES, int64_t{MAX_SLICES},
+                                     MAX_WORKSPACE / (s.M * s.N)});
+    if (slices > 1) t.k_slice = static_cast<int>(ceil_div(k_tiles, slices) * BK);
+  }
+  return t;
+}
+
+int slices_of(const Tiling& t, const GemmShape& s) {
+  return t.k_slice > 0 ? static_cast<int>(std::max<int64_t>(1, ceil_div(s.K, t.k_slice))) : 1;
+}
+
+int64_t workspace_floats(const Tiling& t, const GemmShape& s) {
+  const int slices = slices_of(t, s);
+  return slices > 1 ? slices * s.M * s.N : 0;
+}
+
+// Groups of 4 run along: forward, in_c (A) and out_c (B); backward_data, out_c in both;
+// backward_filter, in_c (A) and out_c (B). The strides between groups are then multiples of
+// 4 floats, so 16-byte aligned operands keep every group aligned.
+bool vectorized(Pass pass, const Conv2dGeometry& g, const float* a, const float* b) {
+  const bool channels = pass == Pass::BackwardData ? g.out_c % 4 == 0 : g.in_c % 4 == 0 && g.out_c % 4 == 0;
+  return channels && aligned16(a) && aligned16(b);
+}
+
+int prepare(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a, const float* b,
+            float* c, float* workspace, cudaStream_t stream, Args& p) {
+  ENGINE_CHECK((t.bn == 32 || t.bn == 64 || t.bn == 128) && (t.tm == 4 || t.tm == 8) &&
+                   t.k_slice >= 0 && t.k_slice % BK == 0,
+               "conv2d on the GPU: no kernel for tiles of ", t.block_rows(), " x ", t.bn,
+               " with K slices of ", t.k_slice);
+  const GemmShape s = gemm_shape(pass, g);
+  if (s.M == 0 || s.N == 0) return 0;
+  if (s.K == 0) {  // an empty batch's dw: a sum of nothing
+    CHECK_CUDA(cudaMemsetAsync(c, 0, sizeof(float) * static_cast<size_t>(s.M * s.N), stream));
+    return 0;
+  }
+  p.in_h = to_int(g.in_h, "in_h");
+  p.in_w = to_int(g.in_w, "in_w");
+  p.in_c = to_int(g.in_c, "in_c");
+  p.kernel_h = to_int(g.kernel_h, "kernel_h");
+  p.kernel_w = to_int(g.kernel_w, "kernel_w");
+  p.out_c = to_int(g.out_c, "out_c");
+  p.stride_h = to_int(g.stride_h, "stride_h");
+  p.stride_w = to_int(g.stride_w, "stride_w");
+  p.pad_top = to_int(g.pad_top, "pad_top");
+  p.pad_left = to_int(g.pad_left, "pad_left");
+  p.out_h = to_int(g.out_h, "out_h");
+  p.out_w = to_int(g.out_w, "out_w");
+  // Offsets within one image, and along K and M, are computed in int; only the image index
+  // and the row of a (K x N) operand go to 64 bits.
+  to_int(g.in_h * g.in_w * g.in_c, "one input image's elements");
+  to_int(g.out_h * g.out_w * g.out_c, "one output image's elements");
+  to_int(g.kernel_h * g.kernel_w * g.in_c * g.out_c, "the filters' elements");
+  p.M = to_int(s.M, "the GEMM's M");
+  p.N = to_int(s.N, "the GEMM's N");
+  p.K = to_int(s.K, "the GEMM's K");
+  to_int(ceil_div(s.M, t.block_rows()), "the grid's row tiles");
+  const int slices = slices_of(t, s);
+  ENGINE_CHECK(ceil_div(s.N, t.bn) <= 65535 && slices <= 65535, "conv2d on the GPU: ", s.N,
+               " channels in ", slices, " K slices do not fit a grid");
+  p.k_slice = slices > 1 ? t.k_slice : 0;
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  if (slices > 1) {
+    ENGINE_CHECK(workspace != nullptr && aligned16(workspace),
+                 "conv2d on the GPU: split-K needs a 16-byte aligned workspace");
+    p.c = workspace;
+  }
+  p.c_vec = s.N % 4 == 0 && aligned16(p.c);
+  return slices;
+}
+
+void reduce_slices(const Args& p, int slices, float* c, cudaStream_t stream) {
+  matmul::Gemm g;
+  g.M = p.M;
+  g.N = p.N;
+  g.C = c;
+  g.ldc = p.N;
+  g.partial = p.c;  // the workspace the slices wrote
+  matmul::split_k_reduce(g, slices, stream);
+}
+
+}  // namespace engine::cuda::conv

@@ -1,0 +1,429 @@
+// The tiled implicit-GEMM kernel every convolution pass runs (kernels/conv/forward.cu,
+// backward_data.cu, backward_filter.cu): C (M x N) = A (M x K) @ B (K x N), where a pass says
+// how to gather a group of 4 elements of A or B from the activations (its "loaders"), and this
+// kernel does the rest: shared-memory tiles, register blocking, double buffering, the FP32 or
+// TF32 multiply, split-K and the store of C.
+//
+// Tiles: BM x BN x BK per block with BK = 16 and 256 threads = 8 warps as WARPS_M x WARPS_N,
+// each warp a (4 TM) x 32 sub-tile; BN = 32, 64 or 128 (the seed layers' out_c and in_c) and
+// TM = 8 or 4 give BM = TM * 1024 / BN: 256 x 32, 128 x 64, 64 x 128 (or half as many rows).
+//  - FP32: lane (lm, ln) = (lane / 8, lane % 8) owns rows lm * TM .. + TM - 1 and columns
+//    4 ln .. 4 ln + 3 of its warp's tile: per k step 1 + TM / 4 LDS.128 (A's a broadcast to
+//    8 lanes, B's 128 consecutive bytes) for 4 TM FFMA, v7's ratio (kernels/matmul/).
+//  - TF32: the warp's tile is (TM / 4) x 4 mma.sync m16n8k8 tiles (v9's instruction and
+//    fragments, kernels/matmul/mma_tf32.h), 4 TM accumulators per thread as in FP32.
+// Shared memory holds both operands k-major, As[k][m] and Bs[k][n], rows padded by 8 floats:
+// the rows stay 16-byte aligned for LDS.128, and mma's fragment loads (lane (g, t) reads row
+// t, column g) fall in banks 8 t + g, all 32 different. Two stages: the global loads of tile
+// t + 1 go to registers before tile t is multiplied and to the other stage after (v7's double
+// buffering), one barrier per tile.
+//
+// Groups of 4: a loader reads 4 consecutive k of one row of A (K_CONTIGUOUS: the gathered
+// channels, as the forward pass reads x's in_c) or 4 consecutive m (n) of one k (the
+// backward-filter pass's patches, B = w or dy). Which group a thread loads is fixed for the
+// whole K loop except for its k, so each loader decodes its fixed coordinate once (an image's
+// base pointer and window corner) and walks k with a cursor: no division per tile. VEC: every
+// group is one 16-byte load (the channels it runs along are a multiple of 4 and the operands
+// 16-byte aligned: vectorized() in implicit_gemm.cu); otherwise each element is decoded and
+// read alone (the first layers' 1 or 3 channels).
+//
+// Split-K (Args::k_slice > 0): blockIdx.z takes k in [z k_slice, (z + 1) k_slice) and writes its
+// partial C to workspace + z M N; matmul::split_k_reduce then adds the slices in order: the
+// same bits on every run, no float atomics.
+#pragma once
+#include <cstdint>
+
+#include "kernels/conv/implicit_gemm.h"
+#include "kernels/cuda_check.h"
+#include "kernels/matmul/mma_tf32.h"
+
+namespace engine::cuda::conv {
+
+constexpr int THREADS = 256;
+constexpr int BK = 16;
+constexpr int PAD = 8;  // floats after each shared row (see above)
+
+// The kernel's arguments: the convolution's geometry (checked on the host to fit in int), the
+// GEMM's shape, and the operands.
+struct Args {
+  int in_h, in_w, in_c, kernel_h, kernel_w, out_c;
+  int stride_h, stride_w, pad_top, pad_left, out_h, out_w;
+  int M, N, K;
+  int k_slice;     // 0, or split-K slices of this many k (a multiple of BK)
+  const float* a;  // what A is gathered from: x (forward, backward_filter) or dy (backward_data)
+  const float* b;  // what B is read from: w (forward, backward_data) or dy (backward_filter)
+  float* c;        // C (M, N) row-major, or the (slices, M, N) workspace when split
+  bool c_vec;      // C's rows take 16-byte stores: N % 4 == 0 and c 16-byte aligned
+};
+
+// ---- what the loaders share --------------------------------------------------------------
+
+__device__ __forceinline__ float4 zero4() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
+// __ldg: global loads through the read-only path; the operands are never written during a pass.
+__device__ __forceinline__ float4 load4(const float* p) {
+  return __ldg(reinterpret_cast<const float4*>(p));
+}
+__device__ __forceinline__ float& component(float4& v, int e) {
+  return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w;
+}
+
+// A position in a filter's taps, k = (kh * kernel_w + kw) * channels + c, the order of the
+// filter (kh, kw, in_c, out_c) and of a patch's NHWC elements.
+struct Tap {
+  int kh, kw, c;
+};
+__device__ __forceinline__ Tap decode_tap(int k, int channels, int kernel_w) {
+  const int pos = k / channels;
+  return {pos / kernel_w, pos % kernel_w, k - pos * channels};
+}
+// Moves the tap `step` k on: one subtraction when channels >= step (every layer but the
+// first), a few rounds for 1 or 3 channels, whose K is one or two tiles anyway.
+__device__ __forceinline__ void advance_tap(Tap& t, int step, int channels, int kernel_w) {
+  t.c += step;
+  while (t.c >= channels) {
+    t.c -= channels;
+    if (++t.kw == kernel_w) {
+      t.kw = 0;
+      ++t.kh;
+    }
+  }
+}
+
+// An output pixel (n, oh, ow) of the (out_h, out_w) grid, walked in row-major order.
+struct Pixel {
+  int n, oh, ow;
+};
+__device__ __forceinline__ Pixel decode_pixel(int m, int h, int w) {
+  const int row = m / w;
+  return {row / h, row % h, m - row * w};
+}
+__device__ __forceinline__ void advance_pixel(Pixel& p, int step, int h, int w) {
+  p.ow += step;
+  while (p.ow >= w) {
+    p.ow -= w;
+    if (++p.oh == h) {
+      p.oh = 0;
+      ++p.n;
+    }
+  }
+}
+
+__device__ __forceinline__ bool inside(int i, int extent) {
+  return static_cast<unsigned>(i) < static_cast<unsigned>(extent);
+}
+
+// An operand loader (DenseRows below, and one per pass in forward.cu, backward_data.cu,
+// backward_filter.cu) splits what a thread needs to find its groups into
+//   Fixed: what its fixed coordinate x (an m or n) gives, decoded once: an image's base
+//     pointer and window corner, a filter tap;
+//   Walk:  where along k it is, moved BK on after every tile: k and its decoded form.
+// A thread's loads of a tile share one Walk when the operand is K_CONTIGUOUS (group_of gives
+// all of them the same columns) and one Fixed otherwise (the same x): no register holds what
+// another holds already. The interface:
+//   static Fixed fix(const Args&, int x);   x past the end of its axis: the loads read nothing
+//   static Walk walk(const Args&, int k);
+//   template <bool VEC> static float4 fetch(const Args&, const Fixed&, const Walk&, int k_end);
+//   static void advance(const Args&, Walk&);  // BK further along k
+
+// B read straight from a row-major (K x N) matrix: w (kh*kw*in_c, out_c) in the forward pass,
+// dy (batch*oh*ow, out_c) in the backward-filter pass. Group (k, n .. n + 3).
+struct DenseRows {
+  static constexpr bool K_CONTIGUOUS = false;
+  struct Fixed {
+    int n;
+  };
+  struct Walk {
+    int k;
+  };
+  __device__ static Fixed fix(const Args&, int n) { return {n}; }
+  __device__ static Walk walk(const Args&, int k) { return {k}; }
+  template <bool VEC>
+  __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    float4 v = zero4();
+    if (w.k >= k_end) return v;
+    const float* row = p.b + int64_t{w.k} * p.N + f.n;
+    if (VEC) {
+      if (f.n < p.N) v = load4(row);  // N % 4 == 0: the group is whole
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        if (f.n + e < p.N) component(v, e) = __ldg(row + e);
+    }
+    return v;
+  }
+  __device__ static void advance(const Args&, Walk& w) { w.k += BK; }
+};
+
+// ---- the kernel --------------------------------------------------------------------------
+
+// Which group of an operand tile load i of this thread takes: its row and first column in
+// the tile as the operand is stored (K_CONTIGUOUS: X rows (m or n) by BK columns (k); else BK
+// rows by X columns); false when the tile has fewer groups than the threads' loads. Either
+// way one coordinate does not depend on i: the column (k) when K_CONTIGUOUS, else the column
+// (x), so the loads share a Walk or a Fixed.
+//   k contiguous: half-warps take 16 consecutive rows, lanes l and l + 16 the two 16-byte
+//     halves of one 32-byte sector (whole sectors from global memory); 64 threads cover 16
+//     rows, load i the rows 64 i further on. The transposing stores into As[k][x] put a
+//     half-warp on 16 consecutive floats of a shared row.
+//   x contiguous: consecutive threads take consecutive groups of a row (coalesced), and
+//     store them as one STS.128 each; load i the rows THREADS / (X / 4) further on.
+template <int X, bool K_CONTIGUOUS>
+__device__ __forceinline__ bool group_of(int i, int& row, int& col) {
+  constexpr int GROUPS = X * BK / 4;
+  static_assert(BK == 16 && X % 32 == 0 && THREADS % (X / 4) == 0, "the mappings below");
+  const int g = static_cast<int>(threadIdx.x) + i * THREADS;
+  if constexpr (K_CONTIGUOUS) {
+    row = g / 64 * 16 + g % 16;
+    col = g / 32 % 2 * 8 + g % 32 / 16 * 4;
+  } else {
+    row = g / (X / 4);
+    col = g % (X / 4) * 4;
+  }
+  return GROUPS % THREADS == 0 || g < GROUPS;
+}
+
+// A thread's loads of one operand's X x BK tile: LOADS groups, their Fixed and Walk parts.
+template <class Loader, int X>
+struct TileLoads {
+  static constexpr bool KC = Loader::K_CONTIGUOUS;
+  static constexpr int LOADS = (X * BK / 4 + THREADS - 1) / THREADS;
+  // A thread without a group (the tile has fewer groups than threads) has only one load.
+  static_assert((X * BK / 4) % THREADS == 0 || LOADS == 1, "unused loads come alone");
+  typename Loader::Fixed fixed[KC ? LOADS : 1];
+  typename Loader::Walk walk[KC ? 1 : LOADS];
+  float4 r[LOADS];  // the next tile, between global and shared memory
+
+  // The tile at x0 (its first m or n) and k0; `limit`: the end of x's axis (M or N).
+  __device__ void init(const Args& p, int x0, int k0, int limit) {
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+      int row, col;
+      const bool used = group_of<X, KC>(i, row, col);
+      if (KC) {
+        fixed[i] = Loader::fix(p, used ? x0 + row : limit);
+        if (i == 0) walk[0] = Loader::walk(p, k0 + col);
+      } else {
+        if (i == 0) fixed[0] = Loader::fix(p, used ? x0 + col : limit);
+        walk[i] = Loader::walk(p, k0 + row);
+      }
+    }
+  }
+  // Global -> registers: this tile's groups, then every Walk moves on to the next tile.
+  template <bool VEC>
+  __device__ void fetch(const Args& p, int k_end) {
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i)
+      r[i] = Loader::template fetch<VEC>(p, fixed[KC ? i : 0], walk[KC ? 0 : i], k_end);
+#pragma unroll
+    for (int i = 0; i < (KC ? 1 : LOADS); ++i) Loader::advance(p, walk[i]);
+  }
+};
+
+// Registers -> shared: Xs[k][x] whichever way the operand is stored.
+template <int X, bool K_CONTIGUOUS, int LOADS>
+__device__ __forceinline__ void stage_tile(float (*Xs)[X + PAD], const float4 (&r)[LOADS]) {
+#pragma unroll
+  for (int i = 0; i < LOADS; ++i) {
+    int row, col;
+    if (!group_of<X, K_CONTIGUOUS>(i, row, col)) continue;
+    if (K_CONTIGUOUS) {
+      Xs[col + 0][row] = r[i].x;
+      Xs[col + 1][row] = r[i].y;
+      Xs[col + 2][row] = r[i].z;
+      Xs[col + 3][row] = r[i].w;
+    } else {
+      *reinterpret_cast<float4*>(&Xs[row][col]) = r[i];
+    }
+  }
+}
+
+// (THREADS, 2): at most 128 registers a thread, two blocks per SM (2 x at most 39 KB of shared
+// memory), so one block's barrier waits are filled by the other's multiplies.
+template <class Gather, int BN, int TM, bool VEC, bool TF32>
+__global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p) {
+  constexpr int BM = TM * 1024 / BN;
+  constexpr int WARPS_N = BN / 32, WARPS_M = 8 / WARPS_N;
+  constexpr int WM = BM / WARPS_M;  // 4 TM rows per warp, 32 columns
+  static_assert(WM == 4 * TM && WARPS_M * WARPS_N == THREADS / 32, "warp layout");
+  static_assert(TM % 4 == 0, "TF32: whole 16-row mma tiles, FP32: float4 reads of As");
+  static_assert(!TF32 || VEC, "TF32 runs only with 16-byte loads");
+  using ALoads = TileLoads<typename Gather::A, BM>;
+  using BLoads = TileLoads<typename Gather::B, BN>;
+
+  // Two stages of As[k][m] and Bs[k][n]: at most 2 x 16 x (256 + 8) + 2 x 16 x (32 + 8) floats,
+  // 39 KB, under the 48 KB of static shared memory.
+  __shared__ __align__(16) float As[2][BK][BM + PAD];
+  __shared__ __align__(16) float Bs[2][BK][BN + PAD];
+
+  const int m0 = static_cast<int>(blockIdx.x) * BM, n0 = static_cast<int>(blockIdx.y) * BN;
+  const int k_begin = p.k_slice > 0 ? static_cast<int>(blockIdx.z) * p.k_slice : 0;
+  const int k_end = p.k_slice > 0 ? min(p.K, k_begin + p.k_slice) : p.K;
+  float* const c = p.c + (p.k_slice > 0 ? int64_t{blockIdx.z} * p.M * p.N : 0);
+
+  ALoads a_loads;
+  BLoads b_loads;
+  a_loads.init(p, m0, k_begin, p.M);
+  b_loads.init(p, n0, k_begin, p.N);
+  auto fetch = [&] {
+    a_loads.template fetch<VEC>(p, k_end);
+    b_loads.template fetch<VEC>(p, k_end);
+  };
+  auto stage = [&](int s) {
+    stage_tile<BM, ALoads::KC>(As[s], a_loads.r);
+    stage_tile<BN, BLoads::KC>(Bs[s], b_loads.r);
+  };
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm0 = warp / WARPS_N * WM, wn0 = warp % WARPS_N * 32;  // the warp's sub-tile
+  // FP32: this thread's rows and columns in the block tile. TF32: mma's groupID, threadID.
+  const int r0 = wm0 + lane / 8 * TM, c0 = wn0 + lane % 8 * 4;
+  const int g4 = lane / 4, t4 = lane % 4;
+  constexpr int MI = WM / 16, NI = 4;  // TF32: mma tiles per warp, MI * NI = TM
+  // FP32: acc[i][j] is C[r0 + i][c0 + j]. TF32: acc[i * NI + j] is mma tile (i, j), at rows
+  // wm0 + 16 i and columns wn0 + 8 j of the block tile, in mma's d layout.
+  float acc[TM][4] = {};
+
+  fetch();
+  stage(0);
+  __syncthreads();  // stage 0 is complete before anyone multiplies it
+  const int tiles = (k_end - k_begin + BK - 1) / BK;
+  for (int t = 0; t < tiles; ++t) {
+    const int s = t & 1;
+    const bool more = t + 1 < tiles;  // uniform across the block
+    if (more) fetch();                // in flight while this tile is multiplied
+    if constexpr (TF32) {
+#pragma unroll
+      for (int kk = 0; kk < BK; kk += 8) {
+        uint32_t a[MI][4], b[NI][2];
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+          const int m = wm0 + 16 * i + g4;
+          a[i][0] = matmul::to_tf32(As[s][kk + t4][m]);
+          a[i][1] = matmul::to_tf32(As[s][kk + t4][m + 8]);
+          a[i][2] = matmul::to_tf32(As[s][kk + t4 + 4][m]);
+          a[i][3] = matmul::to_tf32(As[s][kk + t4 + 4][m + 8]);
+        }
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+          const int n = wn0 + 8 * j + g4;
+          b[j][0] = matmul::to_tf32(Bs[s][kk + t4][n]);
+          b[j][1] = matmul::to_tf32(Bs[s][kk + t4 + 4][n]);
+        }
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+          for (int j = 0; j < NI; ++j) matmul::mma_tf32(acc[i * NI + j], a[i], b[j]);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        float a[TM];
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(&As[s][k][r0 + i]);
+          a[i] = v.x;
+          a[i + 1] = v.y;
+          a[i + 2] = v.z;
+          a[i + 3] = v.w;
+        }
+        const float4 b = *reinterpret_cast<const float4*>(&Bs[s][k][c0]);
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          acc[i][0] += a[i] * b.x;
+          acc[i][1] += a[i] * b.y;
+          acc[i][2] += a[i] * b.z;
+          acc[i][3] += a[i] * b.w;
+        }
+      }
+    }
+    // The other stage was last read in the previous iteration, before the barrier that ended it.
+    if (more) stage(s ^ 1);
+    // The next stage is complete before anyone multiplies it, and everyone is done with this
+    // one before the next iteration's stores overwrite it.
+    __syncthreads();
+  }
+
+  if constexpr (TF32) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // mma's d rows g4 and g4 + 8
+        const int m = m0 + wm0 + 16 * i + g4 + 8 * h;
+        if (m >= p.M) continue;
+        float* row = c + int64_t{m} * p.N;
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+          const int n = n0 + wn0 + 8 * j + 2 * t4;
+          if (n < p.N) row[n] = acc[i * NI + j][2 * h];
+          if (n + 1 < p.N) row[n + 1] = acc[i * NI + j][2 * h + 1];
+        }
+      }
+    }
+  } else {
+    const int n = n0 + c0;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int m = m0 + r0 + i;
+      if (m >= p.M || n >= p.N) continue;
+      float* out = c + int64_t{m} * p.N + n;
+      if (p.c_vec) {  // N % 4 == 0, so the whole group is inside
+        *reinterpret_cast<float4*>(out) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (n + j < p.N) out[j] = acc[i][j];
+      }
+    }
+  }
+}
+
+// Launches the pass `Gather` with tiling t: the kernel for (t.bn, t.tm), with 16-byte loads
+// when `vec`, on TF32 tensor cores when t.tf32 and vec.
+template <class Gather, int BN, int TM>
+void launch_tiles(const Args& p, bool vec, bool tf32, dim3 grid, cudaStream_t stream) {
+  if (vec && tf32)
+    implicit_gemm_kernel<Gather, BN, TM, true, true><<<grid, THREADS, 0, stream>>>(p);
+  else if (vec)
+    implicit_gemm_kernel<Gather, BN, TM, true, false><<<grid, THREADS, 0, stream>>>(p);
+  else
+    implicit_gemm_kernel<Gather, BN, TM, false, false><<<grid, THREADS, 0, stream>>>(p);
+}
+
+template <class Gather>
+void launch(const Args& p, const Tiling& t, bool vec, int slices, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((p.M + t.block_rows() - 1) / t.block_rows()),
+                  static_cast<unsigned>((p.N + t.bn - 1) / t.bn), static_cast<unsigned>(slices));
+  const bool tf32 = t.tf32;
+  switch (t.bn * 10 + t.tm) {
+    case 328: launch_tiles<Gather, 32, 8>(p, vec, tf32, grid, stream); break;
+    case 324: launch_tiles<Gather, 32, 4>(p, vec, tf32, grid, stream); break;
+    case 648: launch_tiles<Gather, 64, 8>(p, vec, tf32, grid, stream); break;
+    case 644: launch_tiles<Gather, 64, 4>(p, vec, tf32, grid, stream); break;
+    case 1288: launch_tiles<Gather, 128, 8>(p, vec, tf32, grid, stream); break;
+    case 1284: launch_tiles<Gather, 128, 4>(p, vec, tf32, grid, stream); break;
+    default: throw Error("conv: no kernel for this tiling (checked in prepare())");
+  }
+  CHECK_LAUNCH();
+}
+
+// The host side every pass shares (implicit_gemm.cu): checks the geometry and the tiling,
+// fills the Args whose operands are a, b and c (c the workspace when split), and returns the
+// number of K slices; 0 when there is nothing to launch (an empty C, or an empty sum, whose
+// zeros it has already set on `stream`).
+int prepare(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a, const float* b,
+            float* c, float* workspace, cudaStream_t stream, Args& p);
+// After a split launch: C = the slices' sum, in order (matmul::split_k_reduce).
+void reduce_slices(const Args& p, int slices, float* c, cudaStream_t stream);
+
+// Runs a pass end to end: prepare, launch, reduce.
+template <class Gather>
+void run(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a, const float* b,
+         float* c, float* workspace, cudaStream_t stream) {
+  Args p;
+  const int slices = prepare(pass, g, t, a, b, c, workspace, stream, p);
+  if (slices == 0) return;
+  launch<Gather>(p, t, vectorized(pass, g, a, b), slices, stream);
+  if (slices > 1) reduce_slices(p, slices, c, stream);
+}
+
+}  // namespace engine::cuda::conv

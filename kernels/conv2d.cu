@@ -1,0 +1,49 @@
+// The CUDA backend's convolutions: the three passes as implicit GEMMs (kernels/conv/), tiled
+// by the engine's choice for the shape and the SM count, in FP32 or, with set_tf32(true), on
+// TF32 tensor cores; with --device cudnn (vendor()), cuDNN's instead. The split-K workspace
+// comes from the caching allocator: no cudaMalloc in a training step, and a captured graph
+// finds the same addresses on replay.
+#include "kernels/conv/implicit_gemm.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/launch.h"
+#include "kernels/vendor/cudnn_conv.h"
+
+namespace engine::cuda {
+namespace {
+
+// Runs `pass` with the engine's tiling; `launch(tiling, workspace)` calls the pass.
+template <typename Launch>
+void run_pass(conv::Pass pass, const Conv2dGeometry& g, bool tf32, Device device, Launch&& launch) {
+  const conv::Tiling t = conv::choose_tiling(pass, g, tf32, multiprocessor_count());
+  const int64_t floats = conv::workspace_floats(t, conv::gemm_shape(pass, g));
+  Tensor workspace;
+  if (floats > 0) workspace = Tensor::empty({floats}, DType::F32, device);
+  launch(t, floats > 0 ? workspace.data<float>() : nullptr);
+}
+
+}  // namespace
+
+void CudaBackend::conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
+  if (vendor()) return vendor::cudnn_conv2d_forward(g, x, w, y, tf32_);
+  run_pass(conv::Pass::Forward, g, tf32_, device(), [&](const conv::Tiling& t, float* workspace) {
+    conv::forward(g, t, x.data<float>(), w.data<float>(), y.data<float>(), workspace, stream());
+  });
+}
+
+void CudaBackend::conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
+                                       Tensor& dx) {
+  if (vendor()) return vendor::cudnn_conv2d_backward_data(g, dy, w, dx, tf32_);
+  run_pass(conv::Pass::BackwardData, g, tf32_, device(), [&](const conv::Tiling& t, float* workspace) {
+    conv::backward_data(g, t, dy.data<float>(), w.data<float>(), dx.data<float>(), workspace, stream());
+  });
+}
+
+void CudaBackend::conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                                         Tensor& dw) {
+  if (vendor()) return vendor::cudnn_conv2d_backward_filter(g, x, dy, dw, tf32_);
+  run_pass(conv::Pass::BackwardFilter, g, tf32_, device(), [&](const conv::Tiling& t, float* workspace) {
+    conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), dw.data<float>(), workspace, stream());
+  });
+}
+
+}  // namespace engine::cuda
