@@ -1,0 +1,514 @@
+// The CUDA backend's convolutions (kernels/conv/), max pooling (kernels/pool.cu) and the
+// RMSprop and Adadelta updates (kernels/optimizers.cu) against references computed here in
+// double by direct loops over the definitions (core/backend.h), independent of the CPU backend
+// and of the kernels' own formulation: backward-data is a scatter here (each forward term adds
+// its share to dx), a gather in the kernel. GPU only: gpu_skip_main.cpp reports "Skipped"
+// without a GPU.
+//
+// Tolerances. U = 2^-24 is float32's unit roundoff. A float sum of K products errs by at most
+// ~K U of sum |terms| in any order (Higham's gamma_K), split-K's tree of partial sums included,
+// so |got - ref| <= 2 K U sum |terms| (a factor 2 of margin). TF32 rounds each operand to 11
+// significant bits first (cvt.rna, relative error <= 2^-11 each, so <= ~2^-10 per product):
+// 4 TF32_U sum |terms| more, as tests/test_matmul_ladder.cpp bounds its TF32 versions. Outputs
+// are poisoned with NaN first, so an element a kernel forgets to write fails.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/conv_geometry.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+#include "kernels/conv/implicit_gemm.h"
+#include "kernels/launch.h"
+
+using namespace engine;
+namespace conv = engine::cuda::conv;
+
+namespace {
+
+constexpr double U = 1.0 / 16777216.0;   // float32 unit roundoff, 2^-24
+constexpr double TF32_U = 1.0 / 2048.0;  // TF32 keeps 10 mantissa bits: unit roundoff 2^-11
+const float NaN = std::numeric_limits<float>::quiet_NaN();
+
+template <typename... Args>
+std::string str(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+std::string describe(const Conv2dGeometry& g) {
+  return str("x (", g.batch, ", ", g.in_h, ", ", g.in_w, ", ", g.in_c, ") * w (", g.kernel_h, ", ",
+             g.kernel_w, ", ", g.in_c, ", ", g.out_c, ") stride (", g.stride_h, ", ", g.stride_w,
+             ") pad (", g.pad_top, ", ", g.pad_left, ") -> (", g.out_h, ", ", g.out_w, ")");
+}
+
+std::vector<float> random_values(size_t n, Generator& rng) {
+  std::vector<float> v(n);
+  for (float& x : v) x = 2.0f * rng.uniform() - 1.0f;
+  return v;
+}
+
+// A GPU tensor holding `values`, starting `offset` floats into its storage (offset 1: not
+// 16-byte aligned, which sends the kernels down their scalar-load path).
+Tensor on_gpu(const std::vector<float>& values, const Shape& shape, int64_t offset = 0) {
+  std::vector<float> padded(static_cast<size_t>(offset) + values.size(), 0.0f);
+  std::copy(values.begin(), values.end(), padded.begin() + offset);
+  const Tensor storage = Tensor::from_vector(padded, {static_cast<int64_t>(padded.size())}, Device::cuda());
+  return storage.slice(offset, shape);
+}
+Tensor poisoned(const Shape& shape, int64_t offset = 0) {
+  return on_gpu(std::vector<float>(static_cast<size_t>(numel(shape)), NaN), shape, offset);
+}
+
+// A reference result: the exact value (in double) and sum |terms|, per element.
+struct Reference {
+  std::vector<double> value, magnitude;
+  int64_t terms = 0;  // the reduction's length K
+};
+
+// Visits every term of the convolution: f(x index, w index, y index), for x (batch, in_h,
+// in_w, in_c), w (kh, kw, in_c, out_c), y (batch, out_h, out_w, out_c), zero padding skipped.
+template <typename F>
+void for_each_term(const Conv2dGeometry& g, F&& f) {
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t oh = 0; oh < g.out_h; ++oh)
+      for (int64_t ow = 0; ow < g.out_w; ++ow)
+        for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+          for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+            const int64_t ih = oh * g.stride_h + kh - g.pad_top, iw = ow * g.stride_w + kw - g.pad_left;
+            if (ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) continue;
+            for (int64_t ci = 0; ci < g.in_c; ++ci)
+              for (int64_t co = 0; co < g.out_c; ++co) {
+                const int64_t xi = ((n * g.in_h + ih) * g.in_w + iw) * g.in_c + ci;
+                const int64_t wi = ((kh * g.kernel_w + kw) * g.in_c + ci) * g.out_c + co;
+                const int64_t yi = ((n * g.out_h + oh) * g.out_w + ow) * g.out_c + co;
+                f(static_cast<size_t>(xi), static_cast<size_t>(wi), static_cast<size_t>(yi));
+              }
+          }
+}
+
+// y = conv(x, w); dx = sum over terms of dy * w; dw = sum over terms of x * dy.
+Reference reference(conv::Pass pass, const Conv2dGeometry& g, const std::vector<float>& first,
+                    const std::vector<float>& second) {
+  Reference r;
+  const conv::GemmShape s = conv::gemm_shape(pass, g);
+  r.value.assign(static_cast<size_t>(s.M * s.N), 0.0);
+  r.magnitude.assign(r.value.size(), 0.0);
+  r.terms = s.K;
+  auto add = [&](size_t out, double a, double b) {
+    r.value[out] += a * b;
+    r.magnitude[out] += std::fabs(a * b);
+  };
+  switch (pass) {
+    case conv::Pass::Forward:  // first = x, second = w
+      for_each_term(g, [&](size_t xi, size_t wi, size_t yi) { add(yi, first[xi], second[wi]); });
+      break;
+    case conv::Pass::BackwardData:  // first = dy, second = w
+      for_each_term(g, [&](size_t xi, size_t wi, size_t yi) { add(xi, first[yi], second[wi]); });
+      break;
+    case conv::Pass::BackwardFilter:  // first = x, second = dy
+      for_each_term(g, [&](size_t xi, size_t wi, size_t yi) { add(wi, first[xi], second[yi]); });
+      break;
+  }
+  return r;
+}
+
+// Whether got matches the reference within the bound above; returns the worst err / bound.
+double expect_close(const Reference& r, const std::vector<float>& got, bool tf32, const std::string& what) {
+  REQUIRE(got.size() == r.value.size());
+  size_t bad = 0;
+  double worst = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double bound = ((tf32 ? 4.0 * TF32_U : 0.0) + 2.0 * static_cast<double>(r.terms + 4) * U) *
+                             r.magnitude[i] + 1e-30;
+    const double err = std::fabs(static_cast<double>(got[i]) - r.value[i]);
+    if (!(err <= bound)) {  // NaN (an unwritten element) fails too
+      if (bad < 3) MESSAGE(what, ": element ", i, " is ", got[i], ", expected ", r.value[i], " +- ", bound);
+      ++bad;
+    }
+    worst = std::max(worst, err / bound);
+  }
+  INFO(what, ": worst err/bound ", worst);
+  CHECK(bad == 0);
+  return worst;
+}
+
+// The operands of one pass, random, on the host.
+struct Operands {
+  std::vector<float> x, w, dy;
+};
+Operands random_operands(const Conv2dGeometry& g, Generator& rng) {
+  return {random_values(static_cast<size_t>(numel(g.x_shape())), rng),
+          random_values(static_cast<size_t>(numel(g.w_shape())), rng),
+          random_values(static_cast<size_t>(numel(g.y_shape())), rng)};
+}
+
+// The reference of `pass` on these operands.
+Reference reference_of(conv::Pass pass, const Conv2dGeometry& g, const Operands& o) {
+  switch (pass) {
+    case conv::Pass::Forward: return reference(pass, g, o.x, o.w);
+    case conv::Pass::BackwardData: return reference(pass, g, o.dy, o.w);
+    case conv::Pass::BackwardFilter: return reference(pass, g, o.x, o.dy);
+  }
+  return {};
+}
+
+// Runs `pass` through the backend (the engine's own tiling) and checks it against r; offset 1
+// puts every operand and the output off 16-byte alignment.
+void check_backend_pass(Backend& gpu, conv::Pass pass, const Conv2dGeometry& g, const Operands& o,
+                        const Reference& r, bool tf32, int64_t offset = 0) {
+  gpu.set_tf32(tf32);
+  Tensor out;
+  switch (pass) {
+    case conv::Pass::Forward: {
+      const Tensor x = on_gpu(o.x, g.x_shape(), offset), w = on_gpu(o.w, g.w_shape(), offset);
+      out = poisoned(g.y_shape(), offset);
+      gpu.conv2d_forward(g, x, w, out);
+      break;
+    }
+    case conv::Pass::BackwardData: {
+      const Tensor dy = on_gpu(o.dy, g.y_shape(), offset), w = on_gpu(o.w, g.w_shape(), offset);
+      out = poisoned(g.x_shape(), offset);
+      gpu.conv2d_backward_data(g, dy, w, out);
+      break;
+    }
+    case conv::Pass::BackwardFilter: {
+      const Tensor x = on_gpu(o.x, g.x_shape(), offset), dy = on_gpu(o.dy, g.y_shape(), offset);
+      out = poisoned(g.w_shape(), offset);
+      gpu.conv2d_backward_filter(g, x, dy, out);
+      break;
+    }
+  }
+  gpu.set_tf32(false);
+  expect_close(r, out.to_vector(), tf32, str(conv::to_string(pass), (tf32 ? " tf32 " : " fp32 "), describe(g),
+                                             offset ? " (unaligned)" : ""));
+}
+
+// Runs `pass` through kernels/conv/ with tiling t directly, and checks it against r.
+void check_tiling(conv::Pass pass, const Conv2dGeometry& g, const Operands& o, const Reference& r,
+                  const conv::Tiling& t) {
+  const int64_t floats = conv::workspace_floats(t, conv::gemm_shape(pass, g));
+  const Tensor workspace = floats > 0 ? Tensor::full({floats}, NaN, Device::cuda()) : Tensor();
+  float* ws = floats > 0 ? workspace.data<float>() : nullptr;
+  Tensor out;
+  if (pass == conv::Pass::Forward) {
+    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape());
+    out = poisoned(g.y_shape());
+    conv::forward(g, t, x.data<float>(), w.data<float>(), out.data<float>(), ws, cuda::stream());
+  } else if (pass == conv::Pass::BackwardData) {
+    const Tensor dy = on_gpu(o.dy, g.y_shape()), w = on_gpu(o.w, g.w_shape());
+    out = poisoned(g.x_shape());
+    conv::backward_data(g, t, dy.data<float>(), w.data<float>(), out.data<float>(), ws, cuda::stream());
+  } else {
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape());
+    out = poisoned(g.w_shape());
+    conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), out.data<float>(), ws, cuda::stream());
+  }
+  expect_close(r, out.to_vector(), t.tf32,
+               str(conv::to_string(pass), " tiles ", t.block_rows(), "x", t.bn, " k_slice ", t.k_slice,
+                   t.tf32 ? " tf32 " : " fp32 ", describe(g)));
+}
+
+const conv::Pass PASSES[] = {conv::Pass::Forward, conv::Pass::BackwardData, conv::Pass::BackwardFilter};
+
+// Every pass in both precisions through the backend, each against one reference.
+void check_backend_passes(Backend& gpu, const Conv2dGeometry& g, const Operands& o, bool unaligned_too) {
+  for (const conv::Pass pass : PASSES) {
+    const Reference r = reference_of(pass, g, o);
+    for (const bool tf32 : {false, true}) {
+      check_backend_pass(gpu, pass, g, o, r, tf32);
+      if (unaligned_too) check_backend_pass(gpu, pass, g, o, r, tf32, 1);
+    }
+  }
+}
+
+Conv2dGeometry geometry(int64_t batch, int64_t h, int64_t w, int64_t in_c, int64_t kh, int64_t kw,
+                        int64_t out_c, int64_t sh, int64_t sw, Padding padding) {
+  return conv2d_geometry({batch, h, w, in_c}, {kh, kw, in_c, out_c}, sh, sw, padding);
+}
+
+}  // namespace
+
+TEST_CASE("conv2d passes match a double reference at odd sizes, both paddings, strides 1 and 2") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(2026);
+  struct Image {
+    int64_t batch, h, w;
+  };
+  struct Kernel {
+    int64_t kh, kw;
+  };
+  int cases = 0;
+  for (const Image im : {Image{2, 5, 7}, Image{3, 9, 9}}) {
+    for (const int64_t in_c : {1, 3, 4, 8}) {
+      for (const int64_t out_c : {1, 5, 32}) {
+        for (const Kernel k : {Kernel{1, 1}, Kernel{3, 3}, Kernel{5, 3}}) {
+          for (const int64_t stride : {1, 2}) {
+            for (const Padding padding : {Padding::Valid, Padding::Same}) {
+              const Conv2dGeometry g = geometry(im.batch, im.h, im.w, in_c, k.kh, k.kw, out_c, stride,
+                                                stride, padding);
+              check_backend_passes(gpu, g, random_operands(g, rng), false);
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 288);
+}
+
+TEST_CASE("conv2d: unequal strides, unaligned operands, batch 1 and 1x1 images") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(7);
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 9, 7, 4, 3, 3, 8, 2, 1, Padding::Same),
+      geometry(2, 7, 9, 8, 3, 5, 4, 1, 2, Padding::Valid),
+      geometry(1, 1, 1, 8, 3, 3, 12, 1, 1, Padding::Same),  // only the centre tap meets x
+      geometry(1, 6, 6, 16, 2, 2, 16, 2, 2, Padding::Valid),
+  };
+  // Each also off 16-byte alignment, which sends them down the scalar-load path.
+  for (const Conv2dGeometry& g : shapes) check_backend_passes(gpu, g, random_operands(g, rng), true);
+}
+
+TEST_CASE("conv2d: every kernel variant (tiles, split-K, FP32/TF32, vector/scalar loads)") {
+  Generator rng(11);
+  // Vector loads (channels multiples of 4), scalar loads (3 and 5 channels), and shapes with
+  // several row and column tiles and K deep enough for 2 and 3 slices.
+  const Conv2dGeometry shapes[] = {
+      geometry(3, 9, 9, 8, 3, 3, 20, 1, 1, Padding::Same),
+      geometry(2, 11, 13, 3, 3, 3, 5, 2, 2, Padding::Same),
+      geometry(2, 17, 15, 12, 5, 3, 136, 1, 1, Padding::Valid),
+  };
+  int runs = 0;
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    for (const conv::Pass pass : PASSES) {
+      const Reference r = reference_of(pass, g, o);
+      for (const int bn : {32, 64, 128}) {
+        for (const int tm : {4, 8}) {
+          for (const int k_slice : {0, 16, 48}) {
+            for (const bool tf32 : {false, true}) {
+              conv::Tiling t;
+              t.bn = bn;
+              t.tm = tm;
+              t.k_slice = k_slice;
+              t.tf32 = tf32;
+              check_tiling(pass, g, o, r, t);
+              ++runs;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(runs == 3 * 3 * 3 * 2 * 3 * 2);
+}
+
+TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(3);
+  struct Layer {
+    int64_t size, in_c, out_c;
+    Padding padding;
+  };
+  // Seed 003's CIFAR-10 CNN (same padding) and seed 004's MNIST CNN (valid).
+  const Layer layers[] = {{32, 3, 32, Padding::Same},   {32, 32, 32, Padding::Same},
+                          {16, 32, 64, Padding::Same},  {16, 64, 64, Padding::Same},
+                          {8, 64, 128, Padding::Same},  {8, 128, 128, Padding::Same},
+                          {28, 1, 32, Padding::Valid},  {26, 32, 64, Padding::Valid}};
+  for (const Layer& l : layers) {
+    const Conv2dGeometry g = geometry(4, l.size, l.size, l.in_c, 3, 3, l.out_c, 1, 1, l.padding);
+    check_backend_passes(gpu, g, random_operands(g, rng), false);
+  }
+}
+
+TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA graph") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(5);
+  // Split-K at batch 8 (the engine splits K = 8 * 32 * 32 over many slices).
+  const Conv2dGeometry g = geometry(8, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same);
+  const conv::Tiling t = conv::choose_tiling(conv::Pass::BackwardFilter, g, false, cuda::multiprocessor_count());
+  INFO("tiling ", t.block_rows(), "x", t.bn, " k_slice ", t.k_slice);
+  CHECK(t.k_slice > 0);
+  const Operands o = random_operands(g, rng);
+  const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape()), dy = on_gpu(o.dy, g.y_shape());
+  Tensor dw = poisoned(g.w_shape()), y = poisoned(g.y_shape()), dx = poisoned(g.x_shape());
+  gpu.conv2d_backward_filter(g, x, dy, dw);
+  const std::vector<float> first = dw.to_vector();
+  gpu.conv2d_backward_filter(g, x, dy, dw);
+  CHECK(dw.to_vector() == first);  // bitwise: the slices are added in a fixed order
+  expect_close(reference(conv::Pass::BackwardFilter, g, o.x, o.dy), first, false, "backward_filter batch 8");
+
+  // All three passes recorded into a graph (workspaces from the graph's pool, no sync inside)
+  // and replayed give what they give op by op.
+  gpu.conv2d_forward(g, x, w, y);
+  gpu.conv2d_backward_data(g, dy, w, dx);
+  const std::vector<float> y_eager = y.to_vector(), dx_eager = dx.to_vector();
+  Tensor y2 = poisoned(g.y_shape()), dx2 = poisoned(g.x_shape()), dw2 = poisoned(g.w_shape());
+  const std::unique_ptr<StepGraph> graph = gpu.capture([&] {
+    gpu.conv2d_forward(g, x, w, y2);
+    gpu.conv2d_backward_data(g, dy, w, dx2);
+    gpu.conv2d_backward_filter(g, x, dy, dw2);
+  });
+  REQUIRE(graph != nullptr);
+  graph->replay();
+  graph->replay();
+  CHECK(y2.to_vector() == y_eager);
+  CHECK(dx2.to_vector() == dx_eager);
+  CHECK(dw2.to_vector() == first);
+}
+
+TEST_CASE("conv2d of an empty batch: nothing to compute, dw is zero") {
+  Backend& gpu = backend_for(Device::cuda());
+  const Conv2dGeometry g = geometry(0, 5, 5, 4, 3, 3, 8, 1, 1, Padding::Same);
+  const Tensor x = Tensor::empty(g.x_shape(), DType::F32, Device::cuda());
+  const Tensor dy = Tensor::empty(g.y_shape(), DType::F32, Device::cuda());
+  Tensor dw = poisoned(g.w_shape());
+  gpu.conv2d_backward_filter(g, x, dy, dw);
+  for (const float v : dw.to_vector()) CHECK(v == 0.0f);
+  const Tensor w = on_gpu(std::vector<float>(static_cast<size_t>(numel(g.w_shape())), 1.0f), g.w_shape());
+  Tensor y = Tensor::empty(g.y_shape(), DType::F32, Device::cuda());
+  gpu.conv2d_forward(g, x, w, y);  // must not launch anything invalid
+  gpu.synchronize();
+}
+
+// ---- max pooling -----------------------------------------------------------------------------
+
+namespace {
+
+// Forward: each window's max; backward: dy to each window's first maximum in row-major order,
+// windows in row-major order adding into dx (in float, in the order the kernel adds them).
+void pool_reference(const Conv2dGeometry& g, const std::vector<float>& x, const std::vector<float>& dy,
+                    std::vector<float>& y, std::vector<float>& dx) {
+  y.assign(static_cast<size_t>(numel(g.y_shape())), 0.0f);
+  dx.assign(x.size(), 0.0f);
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t oh = 0; oh < g.out_h; ++oh)
+      for (int64_t ow = 0; ow < g.out_w; ++ow)
+        for (int64_t c = 0; c < g.in_c; ++c) {
+          float best = -INFINITY;
+          int64_t at = -1;
+          for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+            for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+              const int64_t ih = oh * g.stride_h + kh - g.pad_top, iw = ow * g.stride_w + kw - g.pad_left;
+              if (ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) continue;
+              const int64_t xi = ((n * g.in_h + ih) * g.in_w + iw) * g.in_c + c;
+              if (at < 0 || x[static_cast<size_t>(xi)] > best) {
+                best = x[static_cast<size_t>(xi)];
+                at = xi;
+              }
+            }
+          const size_t yi = static_cast<size_t>(((n * g.out_h + oh) * g.out_w + ow) * g.in_c + c);
+          y[yi] = best;
+          dx[static_cast<size_t>(at)] += dy[yi];
+        }
+}
+
+}  // namespace
+
+TEST_CASE("max_pool2d forward and backward: ties, overlapping windows, leftover rows, padding") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(17);
+  struct Case {
+    int64_t batch, h, w, c, pool, stride;
+    Padding padding;
+  };
+  const Case cases[] = {
+      {2, 8, 8, 3, 2, 2, Padding::Valid},    // the seed models' pool
+      {2, 5, 7, 4, 2, 2, Padding::Valid},    // a leftover row and column: their dx is 0
+      {2, 5, 7, 4, 2, 2, Padding::Same},     // padded bottom row / right column
+      {3, 9, 9, 5, 3, 2, Padding::Same},     // overlapping windows add
+      {1, 7, 6, 1, 3, 1, Padding::Valid},    // heavily overlapping
+      {4, 32, 32, 32, 2, 2, Padding::Valid}, // seed 003's first pool at batch 4
+  };
+  for (const Case& k : cases) {
+    const Conv2dGeometry g = pool2d_geometry({k.batch, k.h, k.w, k.c}, k.pool, k.pool, k.stride, k.stride, k.padding);
+    // Few distinct values: most windows hold ties, which must go to the first maximum.
+    std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
+    for (float& v : x) v = static_cast<float>(rng.below(3)) - 1.0f;
+    const std::vector<float> dy = random_values(static_cast<size_t>(numel(g.y_shape())), rng);
+    std::vector<float> y_ref, dx_ref;
+    pool_reference(g, x, dy, y_ref, dx_ref);
+
+    const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
+    Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
+    gpu.max_pool2d_forward(g, tx, ty);
+    gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
+    INFO("pool ", k.pool, " stride ", k.stride, " ", to_string(k.padding), " on (", k.batch, ", ", k.h, ", ",
+         k.w, ", ", k.c, ")");
+    CHECK(ty.to_vector() == y_ref);    // a max is exact
+    CHECK(tdx.to_vector() == dx_ref);  // the same float additions in the same order
+  }
+}
+
+// ---- optimizers ---------------------------------------------------------------------------
+
+TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed values") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(23);
+  const size_t n = 1031;  // not a multiple of the block size
+  std::vector<float> p = random_values(n, rng), g = random_values(n, rng), s(n), u(n);
+  for (size_t i = 0; i < n; ++i) {
+    s[i] = rng.uniform();        // mean squares are >= 0
+    u[i] = 0.1f * rng.uniform();
+  }
+  // Element 0 by hand: p = 1, g = 0.5, s = u = 0.
+  p[0] = 1.0f;
+  g[0] = 0.5f;
+  s[0] = 0.0f;
+  u[0] = 0.0f;
+  // A few float roundings per element: 16 ulps of the values involved.
+  auto close = [](double got, double want, double scale) { return std::fabs(got - want) <= 16.0 * U * scale + 1e-30; };
+
+  SUBCASE("rmsprop, Keras' defaults") {
+    const float lr = 1e-3f, rho = 0.9f, eps = 1e-7f;
+    Tensor tp = on_gpu(p, {static_cast<int64_t>(n)}), tg = on_gpu(g, {static_cast<int64_t>(n)});
+    Tensor ts = on_gpu(s, {static_cast<int64_t>(n)});
+    gpu.rmsprop_update(tp, tg, ts, lr, rho, eps);
+    const std::vector<float> gp = tp.to_vector(), gs = ts.to_vector();
+    // s = 0.1 * 0.25 = 0.025; p = 1 - 1e-3 * 0.5 / (sqrt(0.025) + 1e-7) = 0.996837722...
+    CHECK(std::fabs(gs[0] - 0.025) <= 1e-8);
+    CHECK(std::fabs(gp[0] - 0.99683772234) <= 1e-7);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double si = double{rho} * s[i] + (1.0 - rho) * double{g[i]} * g[i];
+      const double step = double{lr} * g[i] / (std::sqrt(si) + eps);
+      const double pi = p[i] - step;
+      if (!close(gs[i], si, si) || !close(gp[i], pi, std::fabs(p[i]) + std::fabs(step) * 4.0)) ++bad;
+    }
+    CHECK(bad == 0);
+  }
+  SUBCASE("adadelta, Keras' defaults") {
+    const float lr = 1.0f, rho = 0.95f, eps = 1e-7f;
+    Tensor tp = on_gpu(p, {static_cast<int64_t>(n)}), tg = on_gpu(g, {static_cast<int64_t>(n)});
+    Tensor ts = on_gpu(s, {static_cast<int64_t>(n)}), tu = on_gpu(u, {static_cast<int64_t>(n)});
+    gpu.adadelta_update(tp, tg, ts, tu, lr, rho, eps);
+    const std::vector<float> gp = tp.to_vector(), gs = ts.to_vector(), gu = tu.to_vector();
+    // s = 0.05 * 0.25 = 0.0125; d = sqrt(1e-7) / sqrt(0.0125 + 1e-7) * 0.5 = 1.41420790e-3;
+    // u = 0.05 d^2 = 1.0000e-7; p = 1 - d = 0.99858579...
+    CHECK(std::fabs(gs[0] - 0.0125) <= 1e-9);
+    CHECK(std::fabs(gu[0] - 9.99992e-8) <= 1e-12);
+    CHECK(std::fabs(gp[0] - 0.9985857921) <= 1e-7);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double si = double{rho} * s[i] + (1.0 - rho) * double{g[i]} * g[i];
+      const double d = std::sqrt(u[i] + double{eps}) / std::sqrt(si + eps) * g[i];
+      const double ui = double{rho} * u[i] + (1.0 - rho) * d * d;
+      const double pi = p[i] - double{lr} * d;
+      // sqrt(u + eps) rounds u + eps first: a few ulps of d, relative.
+      if (!close(gs[i], si, si) || !close(gu[i], ui, ui * 4.0) ||
+          !close(gp[i], pi, std::fabs(p[i]) + std::fabs(d) * 4.0))
+        ++bad;
+    }
+    CHECK(bad == 0);
+  }
+}
