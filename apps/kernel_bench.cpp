@@ -3,16 +3,21 @@
 // FP32 before it is timed; times are CUDA-event medians after a warm-up, on fresh random
 // data (never zeros). Prints GFLOP/s, % of cuBLAS (FP32 versions against cuBLAS FP32, TF32
 // ones against cuBLAS TF32) and % of the device's measured FP32 peak.
+// Then every convolution layer of seeds 003 and 004 at their batch sizes, each pass (forward,
+// backward-data, backward-filter): the engine's implicit GEMMs (kernels/conv/) next to cuDNN
+// (kernels/vendor/cudnn_conv.h), FP32 and TF32, each checked against the CPU backend first.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "apps/common/app_options.h"
 #include "core/backend.h"
+#include "core/conv_geometry.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/tensor.h"
@@ -21,6 +26,7 @@
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/vendor/cublas_gemm.h"
+#include "kernels/vendor/cudnn_conv.h"
 
 using namespace engine;
 namespace mm = engine::cuda::matmul;
@@ -187,18 +193,160 @@ class Bench {
   std::vector<std::string> only_;  // versions to run; empty: all
 };
 
+void print_row(const Row& r) {
+  std::printf("%-32s %-20s %10.1f %10.0f %8.1f%% %7.1f%% %9.1e %s\n", r.shape.c_str(), r.version.c_str(),
+              r.seconds * 1e6, r.gflops, r.pct_cublas, r.pct_peak, r.error, r.ok ? "ok" : "WRONG");
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows, size_t first) {
+  std::ofstream csv(path);
+  ENGINE_CHECK(csv.good(), path, ": cannot open for writing");
+  csv << "shape,version,tf32,microseconds,gflops,pct_cublas,pct_peak,rel_error,ok\n";
+  for (size_t i = first; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    csv << '"' << r.shape << "\"," << r.version << ',' << r.tf32 << ',' << r.seconds * 1e6 << ','
+        << r.gflops << ',' << r.pct_cublas << ',' << r.pct_peak << ',' << r.error << ',' << r.ok << "\n";
+  }
+  std::printf("Wrote %s\n", path.c_str());
+}
+
+// ---- convolutions: the seed models' layers, ours vs cuDNN ---------------------------------
+
+struct ConvLayer {
+  std::string label;
+  int64_t batch, size, in_c, out_c;
+  Padding padding;
+};
+
+// Seed 003's CIFAR-10 CNN (batch 100, 3x3, same) and seed 004's MNIST CNN (batch 128, 3x3,
+// valid). The first layers' backward-data is never needed in training, but timed all the same.
+std::vector<ConvLayer> conv_layers() {
+  return {{"cifar 32x32x3->32", 100, 32, 3, 32, Padding::Same},
+          {"cifar 32x32x32->32", 100, 32, 32, 32, Padding::Same},
+          {"cifar 16x16x32->64", 100, 16, 32, 64, Padding::Same},
+          {"cifar 16x16x64->64", 100, 16, 64, 64, Padding::Same},
+          {"cifar 8x8x64->128", 100, 8, 64, 128, Padding::Same},
+          {"cifar 8x8x128->128", 100, 8, 128, 128, Padding::Same},
+          {"mnist 28x28x1->32", 128, 28, 1, 32, Padding::Valid},
+          {"mnist 26x26x32->64", 128, 26, 32, 64, Padding::Valid}};
+}
+
+enum class ConvPass { Forward, BackwardData, BackwardFilter };
+
+// One pass of one layer, its operands on the GPU and the CPU backend's result as the reference
+// (empty when the CPU backend cannot compute it: the rows then say "unchecked").
+class ConvCase {
+ public:
+  ConvCase(const ConvLayer& l, ConvPass pass) : pass_(pass) {
+    g_ = conv2d_geometry({l.batch, l.size, l.size, l.in_c}, {3, 3, l.in_c, l.out_c}, 1, 1, l.padding);
+    const Device gpu = Device::cuda();
+    x_ = Tensor::from_vector(random_values(static_cast<size_t>(numel(g_.x_shape())), 3), g_.x_shape(), gpu);
+    w_ = Tensor::from_vector(random_values(static_cast<size_t>(numel(g_.w_shape())), 4), g_.w_shape(), gpu);
+    dy_ = Tensor::from_vector(random_values(static_cast<size_t>(numel(g_.y_shape())), 5), g_.y_shape(), gpu);
+    const Shape out = pass == ConvPass::Forward ? g_.y_shape() : pass == ConvPass::BackwardData ? g_.x_shape()
+                                                                                                 : g_.w_shape();
+    out_ = Tensor::empty(out, DType::F32, gpu);
+    try {
+      Tensor ref = Tensor::empty(out, DType::F32, Device::cpu());
+      call(backend_for(Device::cpu()), x_.to(Device::cpu()), w_.to(Device::cpu()), dy_.to(Device::cpu()), ref);
+      reference_ = ref.to_vector();
+    } catch (const Error& e) {
+      std::printf("(no CPU reference for %s: %s)\n", l.label.c_str(), e.what());
+    }
+    label_ = l.label + (pass == ConvPass::Forward ? " fwd" : pass == ConvPass::BackwardData ? " bwd-data" : " bwd-filter");
+  }
+  const std::string& label() const { return label_; }
+  // 2 M N K of the pass's GEMM: the same for all three passes.
+  double flops() const { return 2.0 * static_cast<double>(g_.gemm_m() * g_.gemm_n() * g_.gemm_k()); }
+
+  void run_engine(Backend& gpu) { call(gpu, x_, w_, dy_, out_); }
+  void run_cudnn(bool tf32) {
+    namespace v = cuda::vendor;
+    if (pass_ == ConvPass::Forward) v::cudnn_conv2d_forward(g_, x_, w_, out_, tf32);
+    else if (pass_ == ConvPass::BackwardData) v::cudnn_conv2d_backward_data(g_, dy_, w_, out_, tf32);
+    else v::cudnn_conv2d_backward_filter(g_, x_, dy_, out_, tf32);
+  }
+  // ||out - reference|| / ||reference||, or NaN without a reference.
+  double error() const { return reference_.empty() ? NAN : relative_error(out_.to_vector(), reference_); }
+
+ private:
+  void call(Backend& b, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& out) const {
+    if (pass_ == ConvPass::Forward) b.conv2d_forward(g_, x, w, out);
+    else if (pass_ == ConvPass::BackwardData) b.conv2d_backward_data(g_, dy, w, out);
+    else b.conv2d_backward_filter(g_, x, dy, out);
+  }
+  ConvPass pass_;
+  Conv2dGeometry g_;
+  Tensor x_, w_, dy_, out_;
+  std::vector<float> reference_;
+  std::string label_;
+};
+
+// Rows for one pass: cuDNN FP32 and TF32 (when available), then ours. Each call is checked on
+// its first run (for cuDNN also its algorithm search), then timed; % of cuDNN compares equal
+// precisions. FP32 lands near 1e-6 of the CPU's result, TF32 near 1e-3.
+void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vector<Row>& rows) {
+  double cudnn_seconds[2] = {NAN, NAN};
+  auto measure = [&](const std::string& version, bool tf32, const std::function<void()>& call) {
+    call();
+    const double err = c.error();
+    const double t = seconds_per_call(gpu, call);
+    const bool checked = !std::isnan(err);
+    rows.push_back({c.label(), checked ? version : version + " (unchecked)", tf32, t, c.flops() / t * 1e-9,
+                    100.0 * cudnn_seconds[tf32 ? 1 : 0] / t, 100.0 * c.flops() / t / peak, err,
+                    !checked || err < (tf32 ? 5e-3 : 1e-5)});
+    return t;
+  };
+  for (const bool tf32 : {false, true}) {
+    if (cudnn) cudnn_seconds[tf32 ? 1 : 0] = measure(tf32 ? "cudnn_tf32" : "cudnn_fp32", tf32, [&] { c.run_cudnn(tf32); });
+  }
+  for (const bool tf32 : {false, true}) {
+    gpu.set_tf32(tf32);
+    measure(tf32 ? "engine_tf32" : "engine_fp32", tf32, [&] { c.run_engine(gpu); });
+  }
+  gpu.set_tf32(false);
+}
+
+// Every pass of every seed layer; the rows are appended to `rows` and printed, and written to
+// csv_path when it is not empty.
+void run_conv_bench(Backend& gpu, double peak, const std::string& csv_path, std::vector<Row>& rows) {
+  std::string why;
+  const bool cudnn = cuda::vendor::cudnn_available(&why);
+  if (cudnn)
+    std::printf("\nConvolutions, ours vs %s (%%cuDNN: same precision)\n", cuda::vendor::cudnn_version().c_str());
+  else
+    std::printf("\nConvolutions: cuDNN NOT AVAILABLE (%s): our kernels only, no %%cuDNN\n", why.c_str());
+  std::printf("%-32s %-20s %10s %10s %9s %8s %9s %s\n", "layer pass", "version", "us", "GFLOP/s", "%cuDNN",
+              "%peak", "rel.err", "check");
+  const size_t first = rows.size();
+  for (const ConvLayer& l : conv_layers()) {
+    for (const ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardFilter}) {
+      ConvCase c(l, pass);
+      const size_t before = rows.size();
+      run_conv_case(gpu, c, cudnn, peak, rows);
+      for (size_t i = before; i < rows.size(); ++i) print_row(rows[i]);
+      std::fflush(stdout);
+    }
+  }
+  if (!csv_path.empty()) write_csv(csv_path, rows, first);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes", "kernel_bench"};
+  CLI::App app{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes; their convolutions vs cuDNN",
+              "kernel_bench"};
   std::vector<int> sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
-  std::string csv_path, log_level = "warn";
-  bool no_seed_shapes = false, include_slow = false;
+  std::string csv_path, conv_csv_path, log_level = "warn";
+  bool no_seed_shapes = false, include_slow = false, no_conv = false, conv_only = false;
   std::vector<std::string> only;
   app.add_option("--sizes", sizes, "square sizes M = N = K")->check(CLI::Range(1, 16384));
   app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
   app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
   app.add_option("--csv", csv_path, "also write the table as CSV here");
+  app.add_flag("--no-conv", no_conv, "skip the seed models' convolution layers");
+  app.add_flag("--conv-only", conv_only, "time only the convolution layers (ours vs cuDNN)");
+  app.add_option("--conv-csv", conv_csv_path, "also write the convolutions' table as CSV here");
   app.add_option("--versions", only, "run only these ladder versions (cuBLAS and the engine always run)")
       ->delimiter(',');
   return apps::run_app(app, argc, argv, [&]() {
@@ -216,6 +364,7 @@ int main(int argc, char** argv) {
     if (!no_seed_shapes) {
       for (const Shape3& s : seed_shapes()) shapes.push_back(s);
     }
+    if (conv_only) shapes.clear();
     int count = 0;
     const mm::Version* all = mm::versions(&count);
     for (const std::string& name : only) {
@@ -233,25 +382,11 @@ int main(int argc, char** argv) {
     for (const Shape3& s : shapes) {
       const size_t first = rows.size();
       bench.run_shape(s, rows);
-      for (size_t i = first; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        std::printf("%-32s %-20s %10.1f %10.0f %8.1f%% %7.1f%% %9.1e %s\n", r.shape.c_str(),
-                    r.version.c_str(), r.seconds * 1e6, r.gflops, r.pct_cublas, r.pct_peak, r.error,
-                    r.ok ? "ok" : "WRONG");
-      }
+      for (size_t i = first; i < rows.size(); ++i) print_row(rows[i]);
       std::fflush(stdout);
     }
-    if (!csv_path.empty()) {
-      std::ofstream csv(csv_path);
-      ENGINE_CHECK(csv.good(), csv_path, ": cannot open for writing");
-      csv << "shape,version,tf32,microseconds,gflops,pct_cublas,pct_peak,rel_error,ok\n";
-      for (const Row& r : rows) {
-        csv << '"' << r.shape << "\"," << r.version << ',' << r.tf32 << ',' << r.seconds * 1e6 << ','
-            << r.gflops << ',' << r.pct_cublas << ',' << r.pct_peak << ',' << r.error << ','
-            << r.ok << "\n";
-      }
-      std::printf("Wrote %s\n", csv_path.c_str());
-    }
+    if (!csv_path.empty() && !rows.empty()) write_csv(csv_path, rows, 0);
+    if (!no_conv) run_conv_bench(backend, peaks.fp32_flops, conv_csv_path, rows);
     const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
     if (!all_ok) std::printf("SOME RESULTS ARE WRONG (see the check column)\n");
     return all_ok ? 0 : 1;
