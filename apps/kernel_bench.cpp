@@ -337,10 +337,14 @@ int main(int argc, char** argv) {
   CLI::App app{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes; their convolutions vs cuDNN",
               "kernel_bench"};
   std::vector<int> sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
+  // Also as A B^T (B stored (N, K)): the layout v11 runs natively (A B runs v9 there).
+  std::vector<int> abt_sizes = {4096};
   std::string csv_path, conv_csv_path, log_level = "warn";
   bool no_seed_shapes = false, include_slow = false, no_conv = false, conv_only = false;
   std::vector<std::string> only;
   app.add_option("--sizes", sizes, "square sizes M = N = K")->check(CLI::Range(1, 16384));
+  app.add_option("--abt-sizes", abt_sizes, "square sizes also run as A B^T (v11's native layout)")
+      ->check(CLI::Range(1, 16384));
   app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
   app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
   app.add_option("--csv", csv_path, "also write the table as CSV here");
@@ -361,6 +365,7 @@ int main(int argc, char** argv) {
                 SHORT_CALL_SECONDS * 1e6, GRAPH_CALLS);
     std::vector<Shape3> shapes;
     for (int n : sizes) shapes.push_back({std::to_string(n) + "^3", n, n, n});
+    for (int n : abt_sizes) shapes.push_back({std::to_string(n) + "^3 A B^T", n, n, n, false, true});
     if (!no_seed_shapes) {
       for (const Shape3& s : seed_shapes()) shapes.push_back(s);
     }

@@ -23,6 +23,8 @@ void v8_async_bigtile(const Gemm& g, cudaStream_t stream);
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);
 void v10_tf32_wgmma(const Gemm& g, cudaStream_t stream);
 bool v10_tf32_wgmma_available();
+void v11_tf32_tma(const Gemm& g, cudaStream_t stream);
+bool v11_tf32_tma_available();
 
 namespace {
 
@@ -51,6 +53,10 @@ const Version VERSIONS[] = {
     {"v10_tf32_wgmma",
      "Hopper wgmma (sm_90a): async 64 x 256 x 8 per warpgroup, one operand read from shared memory",
      true, v10_tf32_wgmma, v10_tf32_wgmma_available},
+    {"v11_tf32_tma",
+     "TMA producer warp, mbarrier ring, both wgmma operands from swizzled smem, B multicast to "
+     "2-CTA clusters; A B^T only (others: v9)",
+     true, v11_tf32_tma, v11_tf32_tma_available},
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.

@@ -1,0 +1,571 @@
+// v11: the Hopper GEMM structure. TMA copies tiles into shared memory for a producer warp,
+// mbarriers hand stages between it and two consumer warpgroups, and wgmma (sm_90a) reads both
+// TF32 operands from shared memory in the 128-byte swizzled layout TMA writes; clusters of two
+// blocks share B's tile through TMA multicast.
+//
+// What changes from v10. v10 had every thread both copy (12 cp.async a tile, their addresses,
+// cp.async.wait, fence.proxy.async, a block-wide barrier per K tile) and multiply (16 LDS and
+// 16 cvt a tile for its register operand, and a wgmma wait per k-step so that the next
+// fragment may overwrite the registers): 117 TFLOP/s, slower than v9's 136. Here:
+//   - copies: one thread issues 2 or 3 TMA instructions per 48 KB stage (cp.async.bulk.tensor:
+//     a 2-D box of a tensor map built on the host; edges of the matrix come back zero-filled:
+//     no per-element addresses or predicates in the main loop);
+//   - hand-over: per stage a "full" mbarrier (the producer announces the stage's bytes with
+//     arrive.expect_tx; TMA's complete_tx counts them down) and an "empty" one (each consumer
+//     warp arrives once its wgmmas reading the stage are complete). No __syncthreads in the
+//     main loop, no proxy fence (TMA writes and wgmma reads are both in the async proxy);
+//   - multiply: both operands come through descriptors, so the consumer warps issue four
+//     wgmma.m64n256k8 per 32-deep tile and nothing else: no LDS, no cvt, and no register
+//     operand whose reuse would need a wait; one tile's group stays in flight while the next
+//     stage's barrier is awaited (wait_group 1);
+//   - registers: the block is launched at 168 a thread (384 threads, ptxas: no spills), then
+//     setmaxnreg hands the producer warpgroup's down to 40 and the consumers' up to 232,
+//     room for 128 accumulators and the loop without spilling;
+//   - shared memory: the 128-byte swizzle (TMA writes it, the descriptor's layout type 1 tells
+//     wgmma), so that 8 rows of 128 bytes at the same k land in 8 different 16-byte bank groups;
+//   - L2 traffic: blocks (x, 2j) and (x, 2j + 1) form a cluster with the same 256 columns of
+//     B; each loads one 128-row half of B's tile and multicasts it into both blocks' shared
+//     memory. Per block and K tile 32 KB leave L2 instead of 48 KB (v10).
+//
+// The layout problem, as in v10: tf32 wgmma reads shared-memory operands K-major only (the
+// transpose bits exist for 16-bit types alone). With both operands from shared memory, both
+// must be stored with k contiguous: A as (M, K) and B as (N, K), i.e. C = A B^T,
+// transpose_a == false and transpose_b == true. That case runs here; A B (the forward pass
+// and the 4096^3 rows of kernel_bench), A^T B and A^T B^T run v9, as do rows off a 16-byte
+// boundary (TMA needs 16-byte aligned bases and row strides), K = 0, and split-K slices that
+// are not a multiple of 32 deep (the tensor map ends at K, not at the slice's end; a slice of
+// whole 32-deep tiles never reads past it). A transposing pre-pass into a workspace would
+// bring A B here (64 + 64 MB at 4096^3, ~45 us at 3 TB/s, ~10% of this kernel), but Gemm has
+// no workspace field for it yet: not done. kernel_bench's "4096^3 A B^T" row is the native
+// speed; its "4096^3" rows (A B) are v9's.
+//
+// Napkin math, 4096^3 A B^T: 137 GFLOP. Tensor cores: 1024 TF32 multiply-adds per clock per
+// SM (494 TFLOP/s dense at 1.83 GHz, 132 SMs); a 128 x 256 block tile is 268 MFLOP, 72 us at
+// the SM's peak; 512 tiles on 132 SMs, one block per SM (193 KB of shared memory), is 3.88
+// waves, i.e. 4 rounds: ~290 us at 100% of peak (cuBLAS's 368 us is 79% of that). Per block
+// and K tile (1024 clocks at peak): shared memory reads by wgmma 2 x (8 KB of A + 32 KB of
+// B) = 80 KB, TMA writes 48 KB: 128 bytes a clock, exactly the SM's shared-memory bandwidth,
+// which is why m64n256 (the widest wgmma: most B reuse per byte of A) and 2 consumer
+// warpgroups over one B tile are the shape cuBLAS uses too. L2 -> SM: 32 KB per block and K
+// tile with the multicast, 2.1 GB in all (v10: 3.2 GB): 4.1 TB/s at the 525 us target, where
+// cuBLAS sustains 5.8 TB/s with the same traffic. DRAM: A and B once per ~wave, ~0.3 GB.
+// Expected: ~300 TFLOP/s (~460 us, ~80% of cuBLAS TF32), between 260 and 340: the main loop
+// is cuBLAS's; what it lacks is a persistent grid (each block pays its pipeline fill, ~1-2 us,
+// and its epilogue, ~2 us, unoverlapped: ~4% of a 75-90 us tile) and cuBLAS's epilogue
+// through shared memory (here each thread stores its 128 accumulators as scalars, C read
+// only when beta != 0).
+//
+// Tiles: 128 (M) x 256 (N) x 32 (K) per block; 384 threads = 3 warpgroups. Warpgroup 0 is
+// the producer (warp 0 loops; lane 0 issues), warpgroups 1 and 2 the consumers, each 64 x 256
+// with 128 FP32 accumulators a thread. 4 stages of 48 KB (A 16 KB, B 32 KB), 1024-byte
+// aligned (the swizzle repeats every 8 rows of 128 bytes, and wgmma and TMA both compute it
+// from address bits): 192 KB + 1 KB of alignment slack + 64 bytes of mbarriers, 193 KB of
+// the 227 KB a block may have (a fifth stage would need 241 KB).
+// Shared-memory layout of one operand tile (rows r = m or n, 32 k of 4 bytes = 128 bytes a
+// row): byte r * 128 + 16 * ((k / 4) ^ (r % 8)) + 4 * (k % 4), i.e. TMA's SWIZZLE_128B with
+// a 32 x 128 box; wgmma's K-major 128B-swizzle layout with SBO = 1024 (8 rows) and LBO
+// unused (one k-step, 32 bytes, never crosses the 128-byte swizzle row); k-step kk starts 32 kk
+// bytes in (wgmma applies the XOR to the address it computes, as TMA did, so advancing the
+// start address along k inside the row is exact when stages are 1024-byte aligned).
+//
+// Precision: wgmma truncates FP32 operands to TF32 (drops the low 13 bits) of both operands
+// here (v9 and v10 round one or both with cvt.rna first): per product a relative error below
+// 2^-9 (plus 2^-20), within the test's TF32 bound (tests/test_matmul_ladder.cpp).
+//
+// Not verified without a GPU (this file was written on a machine with nvcc but no GPU; it
+// compiles for sm_90a with no spills, see the commit): that the hardware reads the swizzled
+// layout as described above (a mismatch gives wrong values, not a fault: every A B^T case of
+// test_matmul_ladder fails with a large err/bound), the mbarrier protocol under load (a
+// mistake hangs: the test times out), the cluster launch and multicast (the cases with more
+// than 128 rows use clusters of 2, those with up to 128 rows single blocks: if only the former
+// fail, the multicast path is at fault), and every speed figure above.
+#include <cuda.h>          // CUtensorMap and its enums (types only: nothing links libcuda)
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+
+#include <cstdint>
+
+#include "core/error.h"
+#include "kernels/cuda_check.h"
+#include "kernels/matmul/float4_rows.h"
+#include "kernels/matmul/gemm.h"
+
+// Set by kernels/CMakeLists.txt when this file is compiled for sm_90a (the same switch as
+// v10's); 0: the kernel is an empty stub, and the version reports itself unavailable.
+#ifndef ENGINE_V10_SM90A
+#define ENGINE_V10_SM90A 0
+#endif
+
+namespace engine::cuda::matmul {
+
+void v9_tf32_mma(const Gemm& g, cudaStream_t stream);  // every layout v11 does not run
+
+namespace {
+
+constexpr int BM = 128;  // C rows per block: 2 consumer warpgroups x wgmma's M = 64
+constexpr int BN = 256;  // C columns per block: wgmma's largest N
+constexpr int BK = 32;   // K per stage: 32 floats = 128 bytes, one swizzle row
+constexpr int STAGES = 4;
+constexpr int CONSUMERS = 2;                     // consumer warpgroups
+constexpr int THREADS = 128 * (1 + CONSUMERS);   // + the producer warpgroup: 384
+constexpr int CONSUMER_WARPS = 4 * CONSUMERS;    // arrivals on an "empty" barrier per block
+constexpr int ACC = 64 * BN / 128;               // accumulators per consumer thread: 128
+constexpr int BOX_ROWS = 128;                    // rows per TMA box: A's tile, half of B's
+constexpr int ROW_BYTES = BK * 4;                // 128
+constexpr int A_STAGE_BYTES = BM * ROW_BYTES;    // 16 KB
+constexpr int B_STAGE_BYTES = BN * ROW_BYTES;    // 32 KB
+constexpr int BOX_BYTES = BOX_ROWS * ROW_BYTES;  // 16 KB
+constexpr int STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // 48 KB
+constexpr int SWIZZLE_ALIGN = 1024;  // the 128-byte swizzle's period: 8 rows of 128 bytes
+// Offsets from the 1024-byte aligned base: the A stages, the B stages, then 2 x STAGES
+// mbarriers (8 bytes each).
+constexpr int A_OFFSET = 0;
+constexpr int B_OFFSET = STAGES * A_STAGE_BYTES;
+constexpr int FULL_OFFSET = STAGES * STAGE_BYTES;
+constexpr int EMPTY_OFFSET = FULL_OFFSET + 8 * STAGES;
+constexpr int SMEM_BYTES = SWIZZLE_ALIGN + EMPTY_OFFSET + 8 * STAGES;  // + alignment slack
+constexpr int PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
+static_assert(SMEM_BYTES <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
+static_assert(A_STAGE_BYTES % SWIZZLE_ALIGN == 0 && B_STAGE_BYTES % SWIZZLE_ALIGN == 0 &&
+                  BOX_BYTES % SWIZZLE_ALIGN == 0 && (64 * ROW_BYTES) % SWIZZLE_ALIGN == 0,
+              "every stage, B half and consumer slice of A starts on a swizzle period");
+static_assert(BM == CONSUMERS * 64 && BM == BOX_ROWS && BN == 2 * BOX_ROWS, "tile shape");
+static_assert(STAGE_BYTES < (1 << 20), "an mbarrier's tx-count holds at most 2^20 - 1");
+static_assert(A_STAGE_BYTES == BOX_BYTES && B_STAGE_BYTES == 2 * BOX_BYTES, "boxes per stage");
+// setmaxnreg: multiples of 8 in 24..256, and the block's total may not exceed what it was
+// launched with, 384 x 168 (__launch_bounds__(384, 1) caps a thread at 65536 / 384 -> 168).
+static_assert(128 * PRODUCER_REGISTERS + 128 * CONSUMERS * CONSUMER_REGISTERS <= THREADS * 168,
+              "register budget");
+
+// The matrix descriptor of a K-major operand in the 128-byte swizzled layout whose 8-row
+// groups start at shared address `addr` (PTX ISA, "matrix descriptor"): start address >> 4
+// (bits 0-13), leading byte offset (bits 16-29: unused by the swizzled K-major layouts when
+// one wgmma's K fits in a swizzle row, 1 by convention), stride byte offset >> 4 (bits 32-45:
+// 1024 bytes between 8-row groups), base offset 0 (bits 49-51: stages are 1024-aligned),
+// layout type 1 = 128B swizzle (bits 62-63). Adding 2 to it moves the start 32 bytes along k.
+__host__ __device__ constexpr uint64_t sw128_descriptor(uint32_t addr) {
+  return uint64_t{(addr & 0x3ffffu) >> 4} | uint64_t{1} << 16 |
+         uint64_t{SWIZZLE_ALIGN >> 4} << 32 | uint64_t{1} << 62;
+}
+constexpr uint64_t DESC_PER_KSTEP = (8 * 4) >> 4;  // 8 tf32 = 32 bytes, in 16-byte units
+
+// Where accumulator i of consumer thread ct (0..255) lies in the block's 128 x 256 tile:
+// wgmma's D fragment for m64nNk8 .f32 (as v10, checked there on the GPU): warp w of the
+// warpgroup, lane (g, t) holds rows 16 w + g and + 8, columns 8 j + 2 t and + 1:
+// d[4 j + 2 h + e] = (16 w + g + 8 h, 8 j + 2 t + e); plus 64 rows per warpgroup.
+__host__ __device__ constexpr int acc_row(int ct, int i) {
+  return ct / 128 * 64 + ct / 32 % 4 * 16 + ct % 32 / 4 + 8 * (i / 2 % 2);
+}
+__host__ __device__ constexpr int acc_col(int ct, int i) {
+  return 8 * (i / 4) + 2 * (ct % 4) + i % 2;
+}
+
+// Everything below that is Hopper-only exists in the sm_90a compile pass alone; elsewhere
+// (the host pass, other architectures) the helpers are empty and the kernel traps at once.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define V11_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define V11_ASM(...)
+#endif
+
+// -- mbarriers (PTX ISA "mbarrier"). All addresses are 32-bit shared-window addresses. --
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
+  V11_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// Makes the inits visible to the other threads of the cluster and to the async proxy (TMA's
+// complete_tx) before the barrier that follows.
+__device__ __forceinline__ void fence_mbarrier_init() {
+  V11_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// The producer's arrival on a "full" barrier, announcing the bytes TMA will deliver to it
+// (its own copies' and, in a cluster, the partner's multicast half of B).
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  V11_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
+          "[%0], %1;\n}\n" ::"r"(bar),
+          "r"(bytes)
+          : "memory");
+}
+// A consumer warp's arrival on an "empty" barrier of its own block (no cluster).
+__device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
+  V11_ASM("{\n.reg .b64 state;\nmbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n}\n" ::"r"(
+              bar)
+          : "memory");
+}
+// The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
+// shared::cta address into that block's shared::cluster address).
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank) {
+  V11_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+          "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+          "r"(rank)
+          : "memory");
+}
+// Whether the phase of parity `parity` has completed (try_wait may also suspend the thread a
+// while before saying no). CLUSTER_SCOPE: acquire at cluster scope, for the "empty" barriers
+// that other blocks' consumers arrive on.
+template <bool CLUSTER_SCOPE>
+__device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 1;
+  if (CLUSTER_SCOPE) {
+    V11_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+            "%2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+  } else {
+    V11_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+  }
+  return done != 0;
+}
+template <bool CLUSTER_SCOPE = false>
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
+  while (!mbarrier_try_wait<CLUSTER_SCOPE>(bar, parity)) {
+  }
+}
+
+// -- TMA (PTX ISA "cp.async.bulk.tensor") --
+// The box of `map` whose corner is (k, row) into shared memory at `dst`, counted on the
+// mbarrier `bar` (complete_tx); elements outside the tensor arrive as zeros and are counted.
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k, int row,
+                                         uint32_t bar) {
+  V11_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
+          "[%1, {%2, %3}], [%4];\n" ::"r"(dst),
+          "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar)
+          : "memory");
+}
+// The same box into `dst` of every block of the cluster in `mask`, each counting it on its own
+// mbarrier at offset `bar`.
+__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, int k,
+                                                   int row, uint32_t bar, uint16_t mask) {
+  V11_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes."
+          "multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+          "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar), "h"(mask)
+          : "memory");
+}
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  V11_ASM("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// -- clusters --
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t rank = 0;
+  V11_ASM("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+// Every thread of every block of the cluster arrives, then waits for all the others.
+__device__ __forceinline__ void cluster_sync() {
+  V11_ASM("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// -- registers --
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  V11_ASM("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  V11_ASM("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+// -- wgmma (as v10, with the A operand from shared memory too) --
+// d = A . B (accumulate false) or d += A . B: wgmma.mma_async.m64n256k8, D (64 x 256 f32) in
+// 128 registers a thread, A (64 x 8) and B (256 x 8, i.e. the K x N operand K-major) from
+// shared memory through their descriptors. Asynchronous: d must not be touched, nor the
+// stages overwritten, until a wgmma.wait_group says the group holding it is complete. The
+// first k-step overwrites instead of zeroing d first: ptxas serializes every wgmma when
+// ordinary instructions define accumulator registers in the pipeline (v10's note).
+__device__ __forceinline__ void wgmma_m64n256k8_ss(float (&d)[ACC], uint64_t desc_a,
+                                                   uint64_t desc_b, bool accumulate) {
+#define V11_D8(i)                                                                             \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+  V11_ASM(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
+      "%127}, "
+      "%128, %129, p, 1, 1;\n}\n"
+      : V11_D8(0), V11_D8(8), V11_D8(16), V11_D8(24), V11_D8(32), V11_D8(40), V11_D8(48),
+        V11_D8(56), V11_D8(64), V11_D8(72), V11_D8(80), V11_D8(88), V11_D8(96), V11_D8(104),
+        V11_D8(112), V11_D8(120)
+      : "l"(desc_a), "l"(desc_b), "r"(int{accumulate}));
+#undef V11_D8
+}
+// Orders the warp's earlier register accesses (the accumulators) before the wgmmas that follow.
+__device__ __forceinline__ void wgmma_fence() {
+  V11_ASM("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  V11_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>  // waits until at most N of the warpgroup's groups are still running
+__device__ __forceinline__ void wgmma_wait() {
+  V11_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// An empty asm that "modifies" every accumulator, so that no read of them moves above the
+// last wgmma_wait (the compiler cannot know the tensor cores own them until then).
+__device__ __forceinline__ void fence_accumulators(float (&d)[ACC]) {
+#pragma unroll
+  for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// One block computes C[m0 .. m0 + 127][n0 .. n0 + 255] (or its split-K partial) from A
+// (M, K) and B (N, K), both through their tensor maps (rows of 32 k per box, 128 rows).
+// CLUSTER: 1, or 2 blocks along y (M) sharing B's tile by multicast; launch() rounds the
+// grid's y up to a multiple of it, so a block may lie wholly below M: it still loads and
+// multicasts its half of B for its partner, and stores nothing.
+template <int CLUSTER>
+__global__ void __launch_bounds__(THREADS, 1)
+    tma_wgmma_kernel(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, const Gemm g) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // no wgmma or TMA in this build: launch() never gets here (v11 unavailable)
+#endif
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "B's tile is two boxes: 1 or 2 blocks share it");
+  // The dynamic shared memory, its base rounded up to the swizzle period (the runtime only
+  // promises 16 bytes; SMEM_BYTES includes the slack).
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const uint32_t base =
+      (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + SWIZZLE_ALIGN - 1) &
+      ~uint32_t{SWIZZLE_ALIGN - 1};
+  auto a_stage = [&](int s) { return base + A_OFFSET + static_cast<uint32_t>(s * A_STAGE_BYTES); };
+  auto b_stage = [&](int s) { return base + B_OFFSET + static_cast<uint32_t>(s * B_STAGE_BYTES); };
+  auto full = [&](int s) { return base + FULL_OFFSET + static_cast<uint32_t>(8 * s); };
+  auto empty = [&](int s) { return base + EMPTY_OFFSET + static_cast<uint32_t>(8 * s); };
+
+  const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+  const GemmSlice slice = slice_of(g);  // C or this slice's partial; K: the slice's depth
+  const int k_first = g.k_slice > 0 ? static_cast<int>(blockIdx.z) * g.k_slice : 0;
+  const int tiles = (slice.K + BK - 1) / BK;  // >= 1: launch() sends K = 0 to v9
+  const int m0 = static_cast<int>(blockIdx.y) * BM, n0 = static_cast<int>(blockIdx.x) * BN;
+
+  // full[s]: one arrival (the producer's expect_tx) plus the stage's bytes (48 KB, less any
+  // box skipped below) as TMA transactions.
+  // empty[s]: one arrival per consumer warp of every block whose TMA writes into stage s of
+  // this block, i.e. of the whole cluster.
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(full(s), 1);
+      mbarrier_init(empty(s), CONSUMER_WARPS * CLUSTER);
+    }
+    fence_mbarrier_init();
+  }
+  // No copy may be issued, into this block or (multicast) its partner, before both blocks'
+  // barriers are initialized.
+  if (CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
+
+  if (warp < 4) {
+    // The producer warpgroup. Warps 1-3 only give their registers back.
+    setmaxnreg_dec<PRODUCER_REGISTERS>();
+    if (warp == 0) {
+      const uint32_t rank = CLUSTER > 1 ? cluster_rank() : 0;
+      if (lane == 0) {
+        prefetch_tensor_map(&map_a);
+        prefetch_tensor_map(&map_b);
+      }
+      // Boxes that lie wholly outside the matrix are not loaded: the block below M (see above)
+      // skips A's, and B's second half is skipped when N ends within the first. Their stage
+      // space then holds stale data, which reaches only accumulators of rows m >= M or
+      // columns n >= N (row m of C reads row m of A alone, column n row n of B alone): never
+      // stored. Both blocks of a cluster share n0, so they agree on B's boxes, and each
+      // expects exactly the bytes that will reach it.
+      const bool load_a = m0 < g.M;
+      const bool load_b1 = n0 + BOX_ROWS < g.N;  // B's first box always holds row n0 < N
+      const auto stage_bytes =
+          static_cast<uint32_t>((load_a ? BOX_BYTES : 0) + (load_b1 ? 2 : 1) * BOX_BYTES);
+      for (int t = 0; t < tiles; ++t) {
+        const int s = t % STAGES;
+        // Round t / STAGES of stage s may start once every consumer warp of the cluster has
+        // released round t / STAGES - 1 (that is, completed phase t / STAGES - 1 of empty[s]).
+        if (t >= STAGES) mbarrier_wait<true>(empty(s), static_cast<uint32_t>(t / STAGES - 1) & 1);
+        if (lane == 0) {
+          mbarrier_arrive_expect_tx(full(s), stage_bytes);
+          const int k = k_first + t * BK;
+          if (load_a) tma_load(a_stage(s), &map_a, k, m0, full(s));
+          // B's tile is two boxes of 128 rows (n). In a cluster, block `rank` loads box `rank`
+          // into its place in both blocks' stage (mask 0b11: ranks 0 and 1); alone, a block
+          // loads both.
+          if (CLUSTER > 1) {
+            const int h = static_cast<int>(rank);
+            if (h == 0 || load_b1)
+              tma_load_multicast(b_stage(s) + static_cast<uint32_t>(h * BOX_BYTES), &map_b, k,
+                                 n0 + h * BOX_ROWS, full(s), uint16_t{0b11});
+          } else {
+            tma_load(b_stage(s), &map_b, k, n0, full(s));
+            if (load_b1) tma_load(b_stage(s) + BOX_BYTES, &map_b, k, n0 + BOX_ROWS, full(s));
+          }
+        }
+        __syncwarp();
+      }
+    }
+  } else {
+    // A consumer warpgroup: rows 64 c .. 64 c + 63 of the block tile, all 256 columns.
+    setmaxnreg_inc<CONSUMER_REGISTERS>();
+    const int ct = tid - 128, c = ct / 128;
+    float acc[ACC];  // written first by the first wgmma (scale-d false)
+    for (int t = 0; t < tiles; ++t) {
+      const int s = t % STAGES;
+      mbarrier_wait(full(s), static_cast<uint32_t>(t / STAGES) & 1);  // the stage has landed
+      wgmma_fence();
+      const uint64_t desc_a = sw128_descriptor(a_stage(s) + static_cast<uint32_t>(c * 64 * ROW_BYTES));
+      const uint64_t desc_b = sw128_descriptor(b_stage(s));
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk) {
+        wgmma_m64n256k8_ss(acc, desc_a + kk * DESC_PER_KSTEP, desc_b + kk * DESC_PER_KSTEP,
+                           t > 0 || kk > 0);
+      }
+      wgmma_commit();
+      // With tile t's group queued behind it, wait for tile t - 1's: once complete, nothing
+      // of this warp reads stage (t - 1) % STAGES any more, and the warp releases it to the
+      // producers of every block that writes into it.
+      if (t > 0) {
+        wgmma_wait<1>();
+        if (lane == 0) {
+          const uint32_t bar = empty((t - 1) % STAGES);
+          if (CLUSTER > 1) {
+            for (uint32_t r = 0; r < CLUSTER; ++r) mbarrier_arrive_cluster(bar, r);
+          } else {
+            mbarrier_arrive_local(bar);
+          }
+        }
+        __syncwarp();
+      }
+    }
+    // The last tile's stage is never released: no producer waits for it.
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+
+    // Epilogue: C = alpha acc + beta C (or the partial), elements inside the matrix only.
+#pragma unroll
+    for (int i = 0; i < ACC; ++i) {
+      const int m = m0 + acc_row(ct, i), n = n0 + acc_col(ct, i);
+      if (m < g.M && n < g.N) store_c(slice, m, n, acc[i]);
+    }
+  }
+  // A block may not exit while its partner can still multicast into its shared memory or
+  // arrive on its barriers: every thread of the cluster meets here last.
+  if (CLUSTER > 1) cluster_sync();
+}
+
+// cuTensorMapEncodeTiled, from the driver through the runtime (no -lcuda); nullptr if the
+// driver does not have it.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return PFN_cuTensorMapEncodeTiled_v12000{nullptr};
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+// The tensor map of a K-major operand stored (rows, K) with row length ld floats: boxes of
+// 32 k x 128 rows, 128-byte swizzle, zeros outside. Built per call (a few microseconds of
+// host time); passed by value as a __grid_constant__ parameter, so it is captured into a
+// CUDA graph like any other argument.
+CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int ld) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // bytes, row to row
+  const cuuint32_t box[2] = {BK, BOX_ROWS};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    throw Error(detail::concat("v11_tf32_tma: cuTensorMapEncodeTiled failed (CUresult ",
+                               static_cast<int>(status), ") for a (", rows, ", ", k,
+                               ") operand with row length ", ld));
+  return map;
+}
+
+// Launches one cluster size, raising the shared-memory limit the first time (past 48 KB a
+// kernel must opt in; once per instantiation).
+template <int CLUSTER>
+void launch(const Gemm& g, cudaStream_t stream) {
+  static const bool configured = [] {
+    CHECK_CUDA(cudaFuncSetAttribute(tma_wgmma_kernel<CLUSTER>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap map_a = k_major_tensor_map(g.A, g.M, g.K, g.lda);  // A stored (M, K)
+  const CUtensorMap map_b = k_major_tensor_map(g.B, g.N, g.K, g.ldb);  // B stored (N, K)
+  dim3 grid = tile_grid(g, BM, BN);  // x: N tiles, y: M tiles, z: K slices
+  grid.y = (grid.y + CLUSTER - 1) / CLUSTER * CLUSTER;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = 1;
+  attribute[0].val.clusterDim.y = CLUSTER;
+  attribute[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(THREADS);
+  config.dynamicSmemBytes = SMEM_BYTES;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = CLUSTER > 1 ? 1 : 0;
+  CHECK_CUDA(cudaLaunchKernelEx(&config, tma_wgmma_kernel<CLUSTER>, map_a, map_b, g));
+}
+
+}  // namespace
+
+// sm_90a code runs on compute capability 9.0 only (H100, H200), and only if this file was
+// compiled for it; TMA also needs the driver's tensor-map encoder. Asked once; no stream
+// work, so it may run during graph capture.
+bool v11_tf32_tma_available() {
+  static const bool available = [] {
+    if (!ENGINE_V10_SM90A) return false;
+    int device = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+      (void)cudaGetLastError();  // no usable device: not available, and no error left behind
+      return false;
+    }
+    return major == 9 && minor == 0 && tensor_map_encoder() != nullptr;
+  }();
+  return available;
+}
+
+void v11_tf32_tma(const Gemm& g, cudaStream_t stream) {
+  if (!v11_tf32_tma_available())
+    throw Error(
+        "v11_tf32_tma needs sm_90a code (CMAKE_CUDA_ARCHITECTURES with 90), a compute "
+        "capability 9.0 GPU and a driver with cuTensorMapEncodeTiled");
+  // A B^T with TMA-able rows (16-byte aligned bases and row lengths; split-K slices move the
+  // base by k_slice elements) and slices of whole 32-deep tiles; everything else: v9 (header).
+  const bool native = !g.transpose_a && g.transpose_b && g.K > 0 && rows_allow_float4(g) &&
+                      g.k_slice % BK == 0;
+  if (!native) {
+    v9_tf32_mma(g, stream);
+    return;
+  }
+  if (g.M == 0 || g.N == 0) return;  // C is empty: nothing to write
+  // Clusters of 2 need 2 tiles down M to share B between; a single row of tiles runs alone.
+  if (g.M > BM)
+    launch<2>(g, stream);
+  else
+    launch<1>(g, stream);
+  CHECK_LAUNCH();
+}
+
+}  // namespace engine::cuda::matmul
