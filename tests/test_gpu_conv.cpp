@@ -495,7 +495,8 @@ TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed va
     const std::vector<float> gp = tp.to_vector(), gs = ts.to_vector(), gu = tu.to_vector();
     // s = 0.05 * 0.25 = 0.0125; d = sqrt(1e-7) / sqrt(0.0125 + 1e-7) * 0.5 = 1.41420790e-3;
     // u = 0.05 d^2 = 1.0000e-7; p = 1 - d = 0.99858579...
-    CHECK(std::fabs(gs[0] - 0.0125) <= 1e-9);
+    // 1 - rho is 0.050000012 in float (rho = 0.95f is 0.94999999): 3e-9 above 0.0125.
+    CHECK(std::fabs(gs[0] - 0.0125) <= 1e-8);
     CHECK(std::fabs(gu[0] - 9.99992e-8) <= 1e-12);
     CHECK(std::fabs(gp[0] - 0.9985857921) <= 1e-7);
     size_t bad = 0;
