@@ -7,8 +7,18 @@
 //   which is why the bias and the activation are one kernel instead of two.
 //   backward: reads y and dy, writes dx (48 KB) and 128 column sums.
 // All are memory-bound (about 1 flop per 8 bytes) wherever they are not launch-bound.
+//
+// Convolutions use the same backward on (batch * height * width, channels): the MNIST CNN's
+// first layer is (128 * 26 * 26, 32) = 86,528 rows of 32 columns, 22 MB to read and 11 MB to
+// write, ~11 us at 3 TB/s. One block per 32 columns walking every row took 1.4 ms there (ncu,
+// H100, 2026-11-23: a single block, 86,528 / 8 dependent loads per thread), 40% of the whole
+// training step. So tall inputs split their rows over blocks too (row chunks), each chunk's
+// column sums land in a workspace, and matmul::split_k_reduce adds the chunks in order.
+#include <algorithm>
+
 #include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
+#include "kernels/matmul/gemm.h"
 
 namespace engine::cuda {
 namespace {
@@ -43,24 +53,30 @@ __global__ void bias_activation_kernel(const float* __restrict__ x, const float*
   }
 }
 
-// Column tiles: block (32, 8) owns 32 columns and walks all rows, 8 at a time, so loads
-// along a row are coalesced. dx = act'(y) * dy is written as it goes (skipped when dx is
-// null: sum_rows), and each thread's partial column sum is reduced in shared memory.
-// Summation order is fixed by the shapes: the same result on every run.
+// Column tiles: block (32, 8) owns 32 columns and walks the rows of its chunk (blockIdx.y;
+// all rows when there is one chunk), 8 at a time, so loads along a row are coalesced.
+// dx = act'(y) * dy is written as it goes (skipped when dx is null: sum_rows), and each
+// thread's partial column sum is reduced in shared memory, into dbias directly (one chunk)
+// or into row chunk_sums[blockIdx.y] (several). Summation order is fixed by the shapes: the
+// same result on every run.
 constexpr int COL_TILE = 32;
 constexpr int ROW_THREADS = 8;
+constexpr int64_t MIN_CHUNK_ROWS = 256;  // 32 rows per thread: enough loads in flight to pay
 
 template <Activation ACT>
 __global__ void activation_backward_columns_kernel(const float* __restrict__ y,
                                                    const float* __restrict__ dy,
                                                    float* __restrict__ dx,
-                                                   float* __restrict__ dbias, int64_t rows,
-                                                   int64_t cols) {
+                                                   float* __restrict__ dbias,
+                                                   float* __restrict__ chunk_sums, int64_t rows,
+                                                   int64_t cols, int64_t chunk_rows) {
   __shared__ float partial[ROW_THREADS][COL_TILE];
   const int64_t col = blockIdx.x * int64_t{COL_TILE} + threadIdx.x;
+  const int64_t first = blockIdx.y * chunk_rows;
+  const int64_t end = first + chunk_rows < rows ? first + chunk_rows : rows;
   float sum = 0.0f;
   if (col < cols) {
-    for (int64_t r = threadIdx.y; r < rows; r += ROW_THREADS) {
+    for (int64_t r = first + threadIdx.y; r < end; r += ROW_THREADS) {
       const int64_t i = r * cols + col;
       const float g = ACT == Activation::None ? dy[i] : derivative_from_output<ACT>(y[i]) * dy[i];
       if (dx) dx[i] = g;
@@ -73,7 +89,11 @@ __global__ void activation_backward_columns_kernel(const float* __restrict__ y,
   if (threadIdx.y == 0 && col < cols) {
     float total = 0.0f;
     for (int k = 0; k < ROW_THREADS; ++k) total += partial[k][threadIdx.x];
-    dbias[col] = total;
+    if (chunk_sums) {
+      chunk_sums[blockIdx.y * cols + col] = total;
+    } else {
+      dbias[col] = total;
+    }
   }
 }
 
@@ -117,12 +137,29 @@ void launch_columns(Activation act, const float* y, const Tensor& dy, float* dx,
   const int64_t rows = dy.dim(0), cols = dy.dim(1);
   if (cols == 0) return;
   const dim3 block(COL_TILE, ROW_THREADS);
-  const auto grid = static_cast<unsigned>((cols + COL_TILE - 1) / COL_TILE);
+  const int64_t col_tiles = (cols + COL_TILE - 1) / COL_TILE;
+  // Row chunks: about two blocks per SM in all, none shorter than MIN_CHUNK_ROWS.
+  const int64_t by_sms = (2 * multiprocessor_count() + col_tiles - 1) / col_tiles;
+  const int64_t chunks = std::max<int64_t>(1, std::min(by_sms, rows / MIN_CHUNK_ROWS));
+  const int64_t chunk_rows = (rows + chunks - 1) / chunks;
+  Tensor chunk_sums;
+  if (chunks > 1 && dbias) chunk_sums = Tensor::empty({chunks, cols}, DType::F32, dy.device());
+  const dim3 grid(static_cast<unsigned>(col_tiles), static_cast<unsigned>(chunks));
   dispatch(act, "bias_activation_backward", [&](auto a) {
     activation_backward_columns_kernel<decltype(a)::value><<<grid, block, 0, stream()>>>(
-        y, dy.data<float>(), dx, dbias, rows, cols);
+        y, dy.data<float>(), dx, dbias, chunk_sums.defined() ? chunk_sums.data<float>() : nullptr,
+        rows, cols, chunk_rows);
   });
   CHECK_LAUNCH();
+  if (chunk_sums.defined()) {  // dbias = the chunks' sums added in order: a 1 x cols split-K
+    matmul::Gemm g;
+    g.M = 1;
+    g.N = static_cast<int>(cols);
+    g.C = dbias;
+    g.ldc = g.N;
+    g.partial = chunk_sums.data<float>();
+    matmul::split_k_reduce(g, static_cast<int>(chunks), stream());
+  }
 }
 
 }  // namespace

@@ -49,6 +49,10 @@ constexpr int32_t INT_POISON = -777;
 const std::vector<Shape> ELEMENTWISE_SHAPES = {{1, 1}, {3, 7}, {33, 65}, {1000, 3}, {1031}, {4099}};
 // Row-wise ops (N, C): single rows and columns, rows wider than a warp and than a block.
 const std::vector<Shape> ROW_SHAPES = {{1, 1}, {3, 7}, {33, 65}, {1000, 3}, {3, 1031}, {1, 2049}};
+// Column sums (bias gradients) also at convolution shapes, (batch * h * w, channels): tall
+// inputs whose rows the GPU splits over blocks and adds chunk by chunk.
+const std::vector<Shape> COLUMN_SUM_SHAPES = {{1, 1}, {3, 7}, {33, 65}, {1000, 3}, {3, 1031},
+                                              {1, 2049}, {5000, 70}, {86528, 32}};
 const Activation ELEMENTWISE_ACTS[] = {Activation::Relu, Activation::Tanh, Activation::Sigmoid};
 
 // False, loudly, when no GPU can be used: every test case starts `if (!gpu_or_skip()) return;`.
@@ -367,7 +371,7 @@ TEST_CASE("parity: bias_activation_forward, None/Relu/Tanh/Sigmoid") {
 TEST_CASE("parity: bias_activation_backward, Relu/Tanh/Sigmoid, with and without dbias") {
   if (!gpu_or_skip()) return;
   engine::Generator rng(22);
-  for (const Shape& shape : ROW_SHAPES) {
+  for (const Shape& shape : COLUMN_SUM_SHAPES) {
     const double rows = static_cast<double>(shape[0]);
     for (const Activation act : ELEMENTWISE_ACTS) {
       Pair y = both(activation_output(rng, act, count(shape)), shape);
@@ -394,7 +398,7 @@ TEST_CASE("parity: bias_activation_backward, Relu/Tanh/Sigmoid, with and without
 TEST_CASE("parity: sum_rows") {
   if (!gpu_or_skip()) return;
   engine::Generator rng(23);
-  for (const Shape& shape : ROW_SHAPES) {
+  for (const Shape& shape : COLUMN_SUM_SHAPES) {
     const std::vector<float> dy = uniform(rng, count(shape), -1.0f, 1.0f);
     Pair pdy = both(dy, shape), db = poisoned({shape[1]});
     run_both([&](Backend& b, Side s) { b.sum_rows(pdy.on(s), db.on(s)); });
