@@ -7,17 +7,15 @@
 // every epoch, then evaluate on the whole test set; 1,337,002 parameters. The article measured
 // seconds per epoch: i5-8250u 320, i7-9700k 36, MX150 36, GTX 1060 9, GTX 1080 Ti 4.
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <iostream>
+#include <memory>
+#include <utility>
 
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
-#include "core/backend.h"
 #include "datasets/cifar10.h"
 #include "nn/layers.h"
 #include "nn/sequential.h"
-#include "nn/weights_io.h"
 
 using namespace engine;
 
@@ -53,9 +51,7 @@ int main(int argc, char** argv) {
   int64_t test_images = 0;
   apps::add_common_flags(app, options, {"auto", "cifar10", "synthetic"});
   app.add_flag("--relu", relu, "relu after every convolution (the article's script has none)");
-  app.add_flag("--no-graph", no_graph,
-               "GPU: launch every kernel of every step from the host instead of replaying one "
-               "recorded CUDA graph per step (to see what the graph saves)");
+  apps::add_no_graph_flag(app, no_graph);
   app.add_option("--test-images", test_images,
                  "validate and evaluate on the first N test images only (0: all; validation "
                  "takes at most the first 1,000 either way), for quick runs")
@@ -66,11 +62,7 @@ int main(int argc, char** argv) {
       "otherwise, saying so.");
 
   return apps::run_app(app, argc, argv, [&]() {
-    const Device device = apps::apply_common_options(options);
-    if (options.epochs == 0 && options.load_path.empty()) {
-      throw apps::UsageError("--epochs 0 only makes sense with --load (evaluate a saved model)");
-    }
-    std::cout << "Device: " << backend_for(device).name() << "\n";
+    const Device device = apps::start_training(options);
 
     // The host copies (0.7 GB of floats) are freed once the sets are on the device.
     const Shape image = {datasets::kCifarSide, datasets::kCifarSide, datasets::kCifarChannels};
@@ -89,62 +81,21 @@ int main(int argc, char** argv) {
     }
 
     nn::Sequential model = make_model(relu);
-    model.build(image, device, options.seed);
-    model.summary(std::cout);
-    if (!options.load_path.empty()) {
-      nn::load_weights(model, options.load_path);
-      std::cout << "Loaded weights from " << options.load_path << "\n";
-    }
-    model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy);
-
-    const auto start = std::chrono::steady_clock::now();
-    nn::History history;
-    if (options.epochs > 0) {
-      std::printf("Train on %lld samples, validate on %lld samples\n",
-                  static_cast<long long>(train.size()), static_cast<long long>(validation.size()));
-      nn::FitOptions fit;
-      fit.epochs = options.epochs;
-      fit.batch_size = options.batch_size;
-      fit.steps_per_epoch = options.steps_per_epoch;
-      fit.seed = options.seed;
-      fit.validation = &validation;
-      fit.use_graph = !no_graph;
-      history = model.fit(train, fit);
-    }
-    const double train_seconds = apps::seconds_since(start);
-    const nn::EvalResult result = model.evaluate(test, {options.batch_size, true, nullptr});
-    const double total_seconds = apps::seconds_since(start);
-
-    std::printf("Test accuracy: %.4f - test loss: %.4f (%lld images)\n", result.accuracy,
-                result.loss, static_cast<long long>(result.samples));
-    apps::print_epoch_seconds(history, train.size(), options.batch_size,
-                              "the article: i5-8250u 320, i7-9700k 36, MX150 36, GTX 1060 9, "
-                              "GTX 1080 Ti 4");
-    std::printf("Time on %s: %.2f s (training and validation %.2f s + evaluation %.2f s)\n",
-                to_string(device).c_str(), total_seconds, train_seconds, result.seconds);
-    apps::print_step_report(device, history);
-    if (!options.save_path.empty()) {
-      nn::save_weights(model, options.save_path);
-      std::cout << "Saved weights to " << options.save_path << "\n";
-    }
-    if (!options.json_path.empty()) {
-      nlohmann::json record = apps::machine_record(options, device);
-      record["app"] = "cifar10_cnn";
-      record["model"] = relu ? "relu" : "article";
-      record["dataset"] = options.dataset;
-      record["data"] = description;
-      record["train_samples"] = train.size();
-      record["validation_samples"] = validation.size();
-      record["test_samples"] = test.size();
-      record["parameters"] = model.parameter_count();
-      apps::record_fit(record, device, history);
-      record["test_loss"] = result.loss;
-      record["test_accuracy"] = result.accuracy;
-      record["train_seconds"] = train_seconds;
-      record["total_seconds"] = total_seconds;
-      apps::write_json(options.json_path, record);
-      std::cout << "Wrote " << options.json_path << "\n";
-    }
+    apps::TrainingPlan plan;
+    plan.optimizer = std::make_unique<nn::Adam>();
+    plan.validation = &validation;
+    plan.use_graph = !no_graph;
+    plan.eval_batch_size = options.batch_size;
+    plan.article = "the article: i5-8250u 320, i7-9700k 36, MX150 36, GTX 1060 9, GTX 1080 Ti 4";
+    const apps::TrainingRun run =
+        apps::train_and_report(model, image, device, options, train, test, std::move(plan));
+    apps::write_run_json(options, device, model, run,
+                         {{"app", "cifar10_cnn"},
+                          {"model", relu ? "relu" : "article"},
+                          {"data", description},
+                          {"train_samples", train.size()},
+                          {"validation_samples", validation.size()},
+                          {"test_samples", test.size()}});
     return 0;
   });
 }

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <utility>
 #include <vector>
 
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/tensor.h"
+#include "nn/weights_io.h"
 
 namespace engine::apps {
 namespace {
@@ -114,6 +117,91 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["kernels_per_step"] = history.kernels_per_step;
   record["peak_device_bytes"] = memory.peak_bytes;
   record["system_allocations"] = memory.system_allocations;
+}
+
+void add_no_graph_flag(CLI::App& app, bool& no_graph) {
+  app.add_flag("--no-graph", no_graph,
+               "GPU: launch every kernel of every step from the host instead of replaying one "
+               "recorded CUDA graph per step (to see what the graph saves)");
+}
+
+Device start_training(const CommonOptions& options) {
+  const Device device = apply_common_options(options);
+  if (options.epochs == 0 && options.load_path.empty()) {
+    throw UsageError("--epochs 0 only makes sense with --load (evaluate a saved model)");
+  }
+  std::cout << "Device: " << backend_for(device).name() << "\n";
+  return device;
+}
+
+TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
+                             const CommonOptions& options, const nn::Dataset& train,
+                             const nn::Dataset& test, TrainingPlan plan) {
+  model.build(sample_shape, device, options.seed);
+  model.summary(std::cout);
+  if (!options.load_path.empty()) {
+    nn::load_weights(model, options.load_path);
+    std::cout << "Loaded weights from " << options.load_path << "\n";
+  }
+  model.compile(std::move(plan.optimizer), nn::Loss::SparseCategoricalCrossentropy);
+
+  TrainingRun run;
+  const auto start = std::chrono::steady_clock::now();
+  if (options.epochs > 0) {
+    if (plan.validation != nullptr) {
+      std::printf("Train on %lld samples, validate on %lld samples\n",
+                  static_cast<long long>(train.size()),
+                  static_cast<long long>(plan.validation->size()));
+    }
+    nn::FitOptions fit;
+    fit.epochs = options.epochs;
+    fit.batch_size = options.batch_size;
+    fit.steps_per_epoch = options.steps_per_epoch;
+    fit.seed = options.seed;
+    fit.validation = plan.validation;
+    fit.use_graph = plan.use_graph;
+    run.history = model.fit(train, fit);
+  }
+  run.train_seconds = seconds_since(start);
+  run.result = model.evaluate(test, {plan.eval_batch_size, plan.eval_progress, nullptr});
+  run.total_seconds = seconds_since(start);
+
+  const nn::EvalResult& result = run.result;
+  if (plan.loss_first) {
+    std::printf("Test loss: %.4f - test accuracy: %.4f (%lld images)\n", result.loss,
+                result.accuracy, static_cast<long long>(result.samples));
+  } else {
+    std::printf("Test accuracy: %.4f - test loss: %.4f (%lld images)\n", result.accuracy,
+                result.loss, static_cast<long long>(result.samples));
+  }
+  if (!plan.article.empty()) {
+    print_epoch_seconds(run.history, train.size(), options.batch_size, plan.article);
+  }
+  std::printf("Time on %s: %.2f s (%s %.2f s + evaluation %.2f s)\n", to_string(device).c_str(),
+              run.total_seconds, plan.validation ? "training and validation" : "training",
+              run.train_seconds, result.seconds);
+  print_step_report(device, run.history);
+  if (!options.save_path.empty()) {
+    nn::save_weights(model, options.save_path);
+    std::cout << "Saved weights to " << options.save_path << "\n";
+  }
+  return run;
+}
+
+void write_run_json(const CommonOptions& options, Device device, const nn::Sequential& model,
+                    const TrainingRun& run, const nlohmann::json& fields) {
+  if (options.json_path.empty()) return;
+  nlohmann::json record = machine_record(options, device);
+  record["dataset"] = options.dataset;
+  record.update(fields);
+  record["parameters"] = model.parameter_count();
+  record_fit(record, device, run.history);
+  record["test_loss"] = run.result.loss;
+  record["test_accuracy"] = run.result.accuracy;
+  record["train_seconds"] = run.train_seconds;
+  record["total_seconds"] = run.total_seconds;
+  write_json(options.json_path, record);
+  std::cout << "Wrote " << options.json_path << "\n";
 }
 
 }  // namespace engine::apps

@@ -1,14 +1,18 @@
 // What the training apps (mnist_mlp, cifar10_cnn, mnist_cnn) do around model.fit in the same
-// way: put a dataset on the device, time the run, print how a GPU step ran, and write the
-// fit's part of the --json record.
+// way: put a dataset on the device, build, train, evaluate and time the model, print how a GPU
+// step ran, and write the fit's part of the --json record.
 #pragma once
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "apps/common/app_options.h"
 #include "core/device.h"
 #include "core/shape.h"
 #include "datasets/mnist.h"
+#include "nn/optimizers.h"
+#include "nn/sequential.h"
 #include "nn/training.h"
 
 namespace engine::apps {
@@ -39,5 +43,48 @@ void print_step_report(Device device, const nn::History& history);
 // with validation data, val_loss, val_accuracy, val_seconds per epoch), final_loss,
 // median_step_us, graph_replay, kernels_per_step, peak_device_bytes, system_allocations.
 void record_fit(nlohmann::json& record, Device device, const nn::History& history);
+
+// --no-graph, which sets `no_graph`: launch every kernel from the host instead of replaying one
+// recorded CUDA graph per step.
+void add_no_graph_flag(CLI::App& app, bool& no_graph);
+
+// apply_common_options, then refuses --epochs 0 without --load (a UsageError) and prints the
+// "Device: " line; returns the device.
+Device start_training(const CommonOptions& options);
+
+// What differs between the apps in train_and_report.
+struct TrainingPlan {
+  std::unique_ptr<nn::Optimizer> optimizer;
+  const nn::Dataset* validation = nullptr;  // validated on after every epoch; nullptr: none
+  bool use_graph = true;                    // false: --no-graph
+  int64_t eval_batch_size = 32;
+  bool eval_progress = true;  // a progress bar while evaluating
+  bool loss_first = false;    // "Test loss: L - test accuracy: A" instead of accuracy first
+  // The article's seconds per epoch, for print_epoch_seconds; empty: no per-epoch line.
+  std::string article;
+};
+
+// What the apps need after train_and_report for their --json record.
+struct TrainingRun {
+  nn::History history;
+  nn::EvalResult result;
+  double train_seconds = 0.0;  // fit, validation included
+  double total_seconds = 0.0;  // fit and evaluate
+};
+
+// Builds `model` for samples of `sample_shape` (and prints its summary), loads --load's
+// weights, compiles it with `plan.optimizer` and sparse categorical cross-entropy, fits it on
+// `train` for --epochs (none with --epochs 0), evaluates it on `test` and prints the test
+// accuracy and loss, the seconds per epoch, the run's time and the GPU step report; then saves
+// --save's weights.
+TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
+                             const CommonOptions& options, const nn::Dataset& train,
+                             const nn::Dataset& test, TrainingPlan plan);
+
+// With --json: writes machine_record, dataset, the app's own `fields` (app, data, sample
+// counts...), the model's parameters, record_fit and the run's test_loss, test_accuracy,
+// train_seconds and total_seconds to the file, and says so. Nothing without --json.
+void write_run_json(const CommonOptions& options, Device device, const nn::Sequential& model,
+                    const TrainingRun& run, const nlohmann::json& fields);
 
 }  // namespace engine::apps

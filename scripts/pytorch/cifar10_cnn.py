@@ -14,15 +14,13 @@ device. CIFAR-10 is read from the binary batches fetch_data.sh unpacks; without 
 (--dataset auto, the default) the run uses synthetic data of the same shape and says so.
 Prints per-epoch seconds; --json writes them.
 """
-import argparse
-import json
 import os
 
-import numpy as np
 import torch
 
-from common import (CIFAR_TEST, CIFAR_TRAIN, cifar_dir, describe_precision, evaluate, fit,
-                    keras_init, parameter_count, read_cifar_batches, set_threads, synthetic)
+from common import (CIFAR_TEST, CIFAR_TRAIN, cifar_dir, cnn_arguments, describe_precision,
+                    evaluate, fit, keras_init, parameter_count, read_cifar_batches, report,
+                    setup_torch, synthetic)
 
 
 def make_model(relu):
@@ -55,30 +53,11 @@ def load_data(a):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default="data")
-    p.add_argument("--dataset", default="auto", choices=["auto", "cifar10", "synthetic"])
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch-size", type=int, default=100)
-    p.add_argument("--steps-per-epoch", type=int, default=0,
-                   help="cut every epoch short after this many steps (0: the whole set)")
+    p = cnn_arguments(__doc__, ["auto", "cifar10", "synthetic"], epochs=10, batch_size=100)
     p.add_argument("--relu", action="store_true", help="relu after every convolution")
-    p.add_argument("--no-tf32", action="store_true",
-                   help="cuDNN convolutions in FP32 instead of PyTorch's default TF32")
-    p.add_argument("--cudnn-benchmark", action="store_true",
-                   help="let cuDNN time its algorithms first (PyTorch's default is off)")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json")
     a = p.parse_args()
 
-    torch.manual_seed(a.seed)
-    set_threads(a.threads)
-    torch.backends.cudnn.allow_tf32 = not a.no_tf32
-    torch.backends.cudnn.benchmark = a.cudnn_benchmark
-    dev = torch.device(a.device)
+    dev = setup_torch(a)
     x_train, y_train, x_test, y_test, description = load_data(a)
     print(f"Data: {description}; {x_train.shape[0]} train / {x_test.shape[0]} test")
 
@@ -98,20 +77,8 @@ def main():
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
                  validation=(x_test[:1000], y_test[:1000]))
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
-    seconds = [e["seconds"] for e in epochs]
-    median = float(np.median(seconds)) if seconds else 0.0
-    print(f"test accuracy {accuracy:.4f} - test loss {test_loss:.4f}; median epoch {median:.3f} s "
-          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"framework": f"pytorch {torch.__version__}", "app": "cifar10_cnn",
-                       "device": a.device,
-                       "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
-                       "precision": describe_precision(dev), "threads": torch.get_num_threads(),
-                       "data": description, "relu": a.relu, "batch_size": a.batch_size,
-                       "parameters": parameter_count(model), "epochs_run": epochs,
-                       "epoch_seconds": seconds, "test_loss": test_loss,
-                       "test_accuracy": accuracy}, f, indent=2)
+    report(a, dev, model, "cifar10_cnn", {"data": description, "relu": a.relu}, epochs,
+           test_loss, accuracy)
 
 
 if __name__ == "__main__":

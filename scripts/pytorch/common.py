@@ -4,7 +4,9 @@ Keras' initialisation, and a fit/evaluate loop timed the way our engine times it
 The loop keeps the whole set on the device and cuts batches by indexing (PyTorch's fastest
 path, no DataLoader), and waits for the device once per epoch, like our engine's final line.
 """
+import argparse
 import gzip
+import json
 import os
 import struct
 import time
@@ -158,3 +160,54 @@ def describe_precision(device):
     matmul = "TF32" if torch.backends.cuda.matmul.allow_tf32 else "FP32"
     return (f"cuDNN {torch.backends.cudnn.version()} convolutions in {conv}, matmuls in {matmul}, "
             f"cudnn.benchmark={torch.backends.cudnn.benchmark}")
+
+
+def cnn_arguments(doc, datasets, epochs, batch_size):
+    """The flags the CNN scripts share, defaults as their apps have them (--dataset: the first
+    of `datasets`); a script adds its own flags before parse_args()."""
+    p = argparse.ArgumentParser(description=doc,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--dataset", default=datasets[0], choices=datasets)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--batch-size", type=int, default=batch_size)
+    p.add_argument("--steps-per-epoch", type=int, default=0,
+                   help="cut every epoch short after this many steps (0: the whole set)")
+    p.add_argument("--no-tf32", action="store_true",
+                   help="cuDNN convolutions in FP32 instead of PyTorch's default TF32")
+    p.add_argument("--cudnn-benchmark", action="store_true",
+                   help="let cuDNN time its algorithms first (PyTorch's default is off)")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--json")
+    return p
+
+
+def setup_torch(a):
+    """Applies the flags of cnn_arguments (seed, threads, cuDNN's TF32 and benchmark) and
+    returns the device."""
+    torch.manual_seed(a.seed)
+    set_threads(a.threads)
+    torch.backends.cudnn.allow_tf32 = not a.no_tf32
+    torch.backends.cudnn.benchmark = a.cudnn_benchmark
+    return torch.device(a.device)
+
+
+def report(a, dev, model, app, fields, epochs, test_loss, accuracy):
+    """The CNN scripts' last line and, with --json, their record: `fields` (the app's own,
+    e.g. the data's description) stand between the device's fields and batch_size."""
+    seconds = [e["seconds"] for e in epochs]
+    median = float(np.median(seconds)) if seconds else 0.0
+    print(f"test accuracy {accuracy:.4f} - test loss {test_loss:.4f}; median epoch {median:.3f} s "
+          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
+    if a.json:
+        record = {"framework": f"pytorch {torch.__version__}", "app": app, "device": a.device,
+                  "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
+                  "precision": describe_precision(dev), "threads": torch.get_num_threads()}
+        record.update(fields)
+        record.update({"batch_size": a.batch_size, "parameters": parameter_count(model),
+                       "epochs_run": epochs, "epoch_seconds": seconds, "test_loss": test_loss,
+                       "test_accuracy": accuracy})
+        with open(a.json, "w") as f:
+            json.dump(record, f, indent=2)

@@ -12,15 +12,12 @@ images of the same shape (--dataset synthetic, for timing only). Channels-last t
 whole set on the device, PyTorch's precision defaults (cuDNN convolutions in TF32 on the GPU;
 --no-tf32 makes them FP32). Prints per-epoch seconds; --json writes them.
 """
-import argparse
-import json
 import os
 
-import numpy as np
 import torch
 
-from common import (describe_precision, evaluate, fit, keras_init, load, parameter_count,
-                    set_threads, synthetic)
+from common import (cnn_arguments, describe_precision, evaluate, fit, keras_init, load,
+                    parameter_count, report, setup_torch, synthetic)
 
 
 def make_model():
@@ -32,29 +29,10 @@ def make_model():
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default="data")
-    p.add_argument("--dataset", default="mnist", choices=["mnist", "fashion", "synthetic"])
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--epochs", type=int, default=12)
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--steps-per-epoch", type=int, default=0,
-                   help="cut every epoch short after this many steps (0: the whole set)")
-    p.add_argument("--no-tf32", action="store_true",
-                   help="cuDNN convolutions in FP32 instead of PyTorch's default TF32")
-    p.add_argument("--cudnn-benchmark", action="store_true",
-                   help="let cuDNN time its algorithms first (PyTorch's default is off)")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--json")
-    a = p.parse_args()
+    a = cnn_arguments(__doc__, ["mnist", "fashion", "synthetic"], epochs=12,
+                      batch_size=128).parse_args()
 
-    torch.manual_seed(a.seed)
-    set_threads(a.threads)
-    torch.backends.cudnn.allow_tf32 = not a.no_tf32
-    torch.backends.cudnn.benchmark = a.cudnn_benchmark
-    dev = torch.device(a.device)
+    dev = setup_torch(a)
     if a.dataset == "synthetic":
         x_train, y_train = synthetic(60000, (28, 28), a.seed)
         x_test, y_test = synthetic(10000, (28, 28), a.seed + 1)
@@ -82,20 +60,8 @@ def main():
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
                  validation=(x_test, y_test))
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
-    seconds = [e["seconds"] for e in epochs]
-    median = float(np.median(seconds)) if seconds else 0.0
-    print(f"test accuracy {accuracy:.4f} - test loss {test_loss:.4f}; median epoch {median:.3f} s "
-          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"framework": f"pytorch {torch.__version__}", "app": "mnist_cnn",
-                       "device": a.device,
-                       "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
-                       "precision": describe_precision(dev), "threads": torch.get_num_threads(),
-                       "dataset": a.dataset, "data": description, "batch_size": a.batch_size,
-                       "parameters": parameter_count(model), "epochs_run": epochs,
-                       "epoch_seconds": seconds, "test_loss": test_loss,
-                       "test_accuracy": accuracy}, f, indent=2)
+    report(a, dev, model, "mnist_cnn", {"dataset": a.dataset, "data": description}, epochs,
+           test_loss, accuracy)
 
 
 if __name__ == "__main__":
