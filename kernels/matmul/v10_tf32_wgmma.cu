@@ -95,6 +95,7 @@
 #include "kernels/matmul/cp_async.h"
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/wgmma.h"
 
 // Set by kernels/CMakeLists.txt when this file is compiled for sm_90a; 0: the kernels below
 // are empty stubs, and the version reports itself unavailable.
@@ -114,6 +115,7 @@ constexpr int BK = 32;       // K per stage: one 128-byte row of S per q, 4 wgmm
 constexpr int STAGES = 4;    // tile t computing, t - 1 still read by wgmma, t + 1 and t + 2 landing
 constexpr int THREADS = 256;
 constexpr int ACC = 64 * Q_TILE / 128;  // accumulators per thread: 128
+static_assert(ACC == WGMMA_ACC, "one m64n256k8 accumulator tile per consumer thread");
 
 // The S tile (Q_TILE rows q of BK floats, k contiguous) as wgmma's no-swizzle ("interleave")
 // K-major layout: "core matrices" of 8 rows x 16 bytes (8 q x 4 k), each 128 contiguous
@@ -314,71 +316,10 @@ __host__ __device__ constexpr uint64_t s_descriptor(uint32_t stage_addr, int kk)
          uint64_t{SLayout::SBO >> 4} << 32;
 }
 
-// wgmma and fence.proxy.async exist only in the compile pass for sm_90a: elsewhere (the host
-// pass, other architectures) the helpers below are empty, and the kernel traps first thing.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define V10_SM90A_ASM(...) asm volatile(__VA_ARGS__)
-#else
-#define V10_SM90A_ASM(...)
-#endif
-
-// d = a . S (accumulate false) or d += a . S for one k-step: wgmma.mma_async.m64n256k8, D
-// (64 x 256, f32) in 128 registers per thread, A (64 x 8 tf32) from the registers a, B
-// (8 x 256) from shared memory through `desc`; no negation. Asynchronous: d and a must not be
-// touched until a wgmma.wait_group says the group holding it is done.
-// The first k-step overwrites instead of zeroing d beforehand: ptxas serializes every wgmma
-// (warning C7515) when ordinary instructions define accumulator registers in the pipeline,
-// and zeroing them before the main loop counts (tried).
-__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[ACC], const uint32_t (&a)[4],
-                                                uint64_t desc, bool accumulate) {
-#define V10_D8(i)                                                                             \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-  V10_SM90A_ASM(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
-      "%127}, "
-      "{%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
-      : V10_D8(0), V10_D8(8), V10_D8(16), V10_D8(24), V10_D8(32), V10_D8(40), V10_D8(48),
-        V10_D8(56), V10_D8(64), V10_D8(72), V10_D8(80), V10_D8(88), V10_D8(96), V10_D8(104),
-        V10_D8(112), V10_D8(120)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(int{accumulate}));
-#undef V10_D8
-}
-
-// Orders this warp's register writes (the fragments, the accumulators) before the wgmmas that
-// follow; required before the first wgmma and whenever their registers were written.
-__device__ __forceinline__ void wgmma_fence() {
-  V10_SM90A_ASM("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-// Closes the wgmmas issued since the last commit into one group.
-__device__ __forceinline__ void wgmma_commit() {
-  V10_SM90A_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-// Waits until at most N of the warpgroup's groups are still running.
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  V10_SM90A_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// An empty asm that "modifies" every accumulator: the compiler may not move accumulator reads
-// or writes across it, so none slides past a wgmma_wait (the registers are the tensor cores'
-// until then, which the compiler cannot know).
-__device__ __forceinline__ void fence_accumulators(float (&d)[ACC]) {
-#pragma unroll
-  for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 // Makes this thread's completed shared-memory writes (cp.async's, generic proxy) visible to
 // the async proxy, through which wgmma reads its shared-memory operand.
 __device__ __forceinline__ void fence_proxy_async() {
-  V10_SM90A_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
+  SM90A_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 // One block per SM: (THREADS, 1) allows up to 255 registers a thread.
@@ -447,7 +388,7 @@ __global__ void __launch_bounds__(THREADS, 1) wgmma_kernel(const Gemm g) {
       wgmma_wait<BK / 8 - 1>();
       load_fragment<R_K_MAJOR>(r_stage, tid, kk, a[kk]);
       wgmma_fence();  // the fragment's registers were just written
-      wgmma_m64n256k8(acc, a[kk], s_descriptor(stage_addr, kk), t > 0 || kk > 0);
+      wgmma_m64n256k8_rs(acc, a[kk], s_descriptor(stage_addr, kk), t > 0 || kk > 0);
       wgmma_commit();
     }
   }

@@ -88,6 +88,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/wgmma.h"
 
 // Set by kernels/CMakeLists.txt when this file is compiled for sm_90a (the same switch as
 // v10's); 0: the kernel is an empty stub, and the version reports itself unavailable.
@@ -109,6 +110,7 @@ constexpr int CONSUMERS = 2;                     // consumer warpgroups
 constexpr int THREADS = 128 * (1 + CONSUMERS);   // + the producer warpgroup: 384
 constexpr int CONSUMER_WARPS = 4 * CONSUMERS;    // arrivals on an "empty" barrier per block
 constexpr int ACC = 64 * BN / 128;               // accumulators per consumer thread: 128
+static_assert(ACC == WGMMA_ACC, "one m64n256k8 accumulator tile per consumer thread");
 constexpr int BOX_ROWS = 128;                    // rows per TMA box: A's tile, half of B's
 constexpr int ROW_BYTES = BK * 4;                // 128
 constexpr int A_STAGE_BYTES = BM * ROW_BYTES;    // 16 KB
@@ -159,41 +161,36 @@ __host__ __device__ constexpr int acc_col(int ct, int i) {
   return 8 * (i / 4) + 2 * (ct % 4) + i % 2;
 }
 
-// Everything below that is Hopper-only exists in the sm_90a compile pass alone; elsewhere
-// (the host pass, other architectures) the helpers are empty and the kernel traps at once.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define V11_ASM(...) asm volatile(__VA_ARGS__)
-#else
-#define V11_ASM(...)
-#endif
+// Hopper-only instructions go through SM90A_ASM (kernels/matmul/wgmma.h): empty outside the
+// sm_90a compile pass, where the kernel traps at once.
 
 // -- mbarriers (PTX ISA "mbarrier"). All addresses are 32-bit shared-window addresses. --
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
-  V11_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+  SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
 }
 // Makes the inits visible to the other threads of the cluster and to the async proxy (TMA's
 // complete_tx) before the barrier that follows.
 __device__ __forceinline__ void fence_mbarrier_init() {
-  V11_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  SM90A_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 // The producer's arrival on a "full" barrier, announcing the bytes TMA will deliver to it
 // (its own copies' and, in a cluster, the partner's multicast half of B).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  V11_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
+  SM90A_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
           "[%0], %1;\n}\n" ::"r"(bar),
           "r"(bytes)
           : "memory");
 }
 // A consumer warp's arrival on an "empty" barrier of its own block (no cluster).
 __device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
-  V11_ASM("{\n.reg .b64 state;\nmbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n}\n" ::"r"(
+  SM90A_ASM("{\n.reg .b64 state;\nmbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n}\n" ::"r"(
               bar)
           : "memory");
 }
 // The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
 // shared::cta address into that block's shared::cluster address).
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank) {
-  V11_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+  SM90A_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
           "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
           "r"(rank)
           : "memory");
@@ -205,13 +202,13 @@ template <bool CLUSTER_SCOPE>
 __device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 1;
   if (CLUSTER_SCOPE) {
-    V11_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+    SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
             "%2;\nselp.u32 %0, 1, 0, p;\n}\n"
             : "=r"(done)
             : "r"(bar), "r"(parity)
             : "memory");
   } else {
-    V11_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+    SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
             "selp.u32 %0, 1, 0, p;\n}\n"
             : "=r"(done)
             : "r"(bar), "r"(parity)
@@ -230,7 +227,7 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
 // mbarrier `bar` (complete_tx); elements outside the tensor arrive as zeros and are counted.
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k, int row,
                                          uint32_t bar) {
-  V11_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
+  SM90A_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
           "[%1, {%2, %3}], [%4];\n" ::"r"(dst),
           "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar)
           : "memory");
@@ -239,83 +236,34 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, i
 // mbarrier at offset `bar`.
 __device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, int k,
                                                    int row, uint32_t bar, uint16_t mask) {
-  V11_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes."
+  SM90A_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes."
           "multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
           "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar), "h"(mask)
           : "memory");
 }
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  V11_ASM("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+  SM90A_ASM("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
 // -- clusters --
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t rank = 0;
-  V11_ASM("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  SM90A_ASM("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
   return rank;
 }
 // Every thread of every block of the cluster arrives, then waits for all the others.
 __device__ __forceinline__ void cluster_sync() {
-  V11_ASM("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+  SM90A_ASM("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 // -- registers --
 template <int N>
 __device__ __forceinline__ void setmaxnreg_dec() {
-  V11_ASM("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+  SM90A_ASM("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 template <int N>
 __device__ __forceinline__ void setmaxnreg_inc() {
-  V11_ASM("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-
-// -- wgmma (as v10, with the A operand from shared memory too) --
-// d = A . B (accumulate false) or d += A . B: wgmma.mma_async.m64n256k8, D (64 x 256 f32) in
-// 128 registers a thread, A (64 x 8) and B (256 x 8, i.e. the K x N operand K-major) from
-// shared memory through their descriptors. Asynchronous: d must not be touched, nor the
-// stages overwritten, until a wgmma.wait_group says the group holding it is complete. The
-// first k-step overwrites instead of zeroing d first: ptxas serializes every wgmma when
-// ordinary instructions define accumulator registers in the pipeline (v10's note).
-__device__ __forceinline__ void wgmma_m64n256k8_ss(float (&d)[ACC], uint64_t desc_a,
-                                                   uint64_t desc_b, bool accumulate) {
-#define V11_D8(i)                                                                             \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-  V11_ASM(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
-      "%127}, "
-      "%128, %129, p, 1, 1;\n}\n"
-      : V11_D8(0), V11_D8(8), V11_D8(16), V11_D8(24), V11_D8(32), V11_D8(40), V11_D8(48),
-        V11_D8(56), V11_D8(64), V11_D8(72), V11_D8(80), V11_D8(88), V11_D8(96), V11_D8(104),
-        V11_D8(112), V11_D8(120)
-      : "l"(desc_a), "l"(desc_b), "r"(int{accumulate}));
-#undef V11_D8
-}
-// Orders the warp's earlier register accesses (the accumulators) before the wgmmas that follow.
-__device__ __forceinline__ void wgmma_fence() {
-  V11_ASM("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  V11_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int N>  // waits until at most N of the warpgroup's groups are still running
-__device__ __forceinline__ void wgmma_wait() {
-  V11_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// An empty asm that "modifies" every accumulator, so that no read of them moves above the
-// last wgmma_wait (the compiler cannot know the tensor cores own them until then).
-__device__ __forceinline__ void fence_accumulators(float (&d)[ACC]) {
-#pragma unroll
-  for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  SM90A_ASM("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
 // One block computes C[m0 .. m0 + 127][n0 .. n0 + 255] (or its split-K partial) from A
