@@ -18,37 +18,9 @@ double adam_step_size(const AdamConfig& config, int64_t t) {
          (1.0 - std::pow(config.beta1, td));
 }
 
-// Defaults of the ops a backend may not have yet (see core/backend.h): a clear error, not a crash.
-namespace {
-[[noreturn]] void not_implemented(const Backend& backend, const char* op) {
-  throw Error(std::string(op) + " is not implemented on the " + backend.name() + " backend yet");
-}
-}  // namespace
-
+// Backends without vendor libraries (the CPU) refuse --device cudnn.
 void Backend::set_vendor_libraries(bool enabled) {
   if (enabled) throw DeviceError("the " + name() + " backend has no vendor libraries (cuBLAS/cuDNN)");
-}
-void Backend::conv2d_forward(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
-  not_implemented(*this, "conv2d_forward");
-}
-void Backend::conv2d_backward_data(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
-  not_implemented(*this, "conv2d_backward_data");
-}
-void Backend::conv2d_backward_filter(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
-  not_implemented(*this, "conv2d_backward_filter");
-}
-void Backend::max_pool2d_forward(const Conv2dGeometry&, const Tensor&, Tensor&) {
-  not_implemented(*this, "max_pool2d_forward");
-}
-void Backend::max_pool2d_backward(const Conv2dGeometry&, const Tensor&, const Tensor&,
-                                  const Tensor&, Tensor&) {
-  not_implemented(*this, "max_pool2d_backward");
-}
-void Backend::rmsprop_update(Tensor&, const Tensor&, Tensor&, float, float, float) {
-  not_implemented(*this, "rmsprop_update");
-}
-void Backend::adadelta_update(Tensor&, const Tensor&, Tensor&, Tensor&, float, float, float) {
-  not_implemented(*this, "adadelta_update");
 }
 
 bool device_available(Device device, std::string* why_not) {

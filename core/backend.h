@@ -154,30 +154,31 @@ class Backend {
   virtual void increment(Tensor& counter) = 0;
 
   // ---- convolutions and pooling: NHWC activations, Keras filters (core/conv_geometry.h) ------
-  // Every output is overwritten. Until both backends implement them, the defaults throw.
+  // Every output is overwritten.
   // y[n, oh, ow, co] = sum over (kh, kw, ci) of x[n, oh*stride_h + kh - pad_top,
   //   ow*stride_w + kw - pad_left, ci] * w[kh, kw, ci, co], zero outside x. The bias and the
   //   activation follow as bias_activation_forward on y viewed as (batch*out_h*out_w, out_c).
-  virtual void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+  virtual void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                              Tensor& y) = 0;
   // dx = d loss / d x for dy = d loss / d y: the transposed convolution of dy with w.
   virtual void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
-                                    Tensor& dx);
+                                    Tensor& dx) = 0;
   // dw = d loss / d w: patches^T @ dy, (K x M) @ (M x out_c) in GEMM terms.
   virtual void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
-                                      Tensor& dw);
+                                      Tensor& dw) = 0;
   // y[n, oh, ow, c] = max of x over the window (padded positions never win).
-  virtual void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
+  virtual void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) = 0;
   // dx = 0 except at each window's maximum, which gets that window's dy (on ties the first
   // in row-major window order; overlapping windows add). Uses the forward output y.
   virtual void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
-                                   const Tensor& dy, Tensor& dx);
+                                   const Tensor& dy, Tensor& dx) = 0;
   // RMSprop (Keras): s = rho s + (1 - rho) g^2; p -= lr g / (sqrt(s) + eps).
   virtual void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr,
-                              float rho, float epsilon);
+                              float rho, float epsilon) = 0;
   // Adadelta (Keras): s = rho s + (1 - rho) g^2; d = sqrt(u + eps) / sqrt(s + eps) * g;
   // u = rho u + (1 - rho) d^2; p -= lr d.
   virtual void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
-                               Tensor& mean_square_delta, float lr, float rho, float epsilon);
+                               Tensor& mean_square_delta, float lr, float rho, float epsilon) = 0;
 
   // ---- Jacobians (core/linearize.h, nn/jacobian.h) ------------------------------------------
   // The forward-mode rule of an elementwise op, for K directions at once: t and out hold K
