@@ -260,11 +260,24 @@ class ConvCase {
   double flops() const { return 2.0 * static_cast<double>(g_.gemm_m() * g_.gemm_n() * g_.gemm_k()); }
 
   void run_engine(Backend& gpu) { call(gpu, x_, w_, dy_, out_); }
+  // Through the engine's layout (Keras filters, transposed around cuDNN): checkable.
   void run_cudnn(bool tf32) {
     namespace v = cuda::vendor;
     if (pass_ == ConvPass::Forward) v::cudnn_conv2d_forward(g_, x_, w_, out_, tf32);
     else if (pass_ == ConvPass::BackwardData) v::cudnn_conv2d_backward_data(g_, dy_, w_, out_, tf32);
     else v::cudnn_conv2d_backward_filter(g_, x_, dy_, out_, tf32);
+  }
+  // cuDNN's own work, filters already in its KRSC layout: what the yardstick times. The
+  // backward-filter result stays in KRSC (out_krsc_), unchecked here: run_cudnn checks it.
+  void run_cudnn_krsc(bool tf32) {
+    namespace v = cuda::vendor;
+    if (!w_krsc_.defined()) {
+      w_krsc_ = v::krsc_filters(g_, w_);
+      out_krsc_ = Tensor::empty(v::krsc_shape(g_), DType::F32, w_.device());
+    }
+    if (pass_ == ConvPass::Forward) v::cudnn_conv2d_forward_krsc(g_, x_, w_krsc_, out_, tf32);
+    else if (pass_ == ConvPass::BackwardData) v::cudnn_conv2d_backward_data_krsc(g_, dy_, w_krsc_, out_, tf32);
+    else v::cudnn_conv2d_backward_filter_krsc(g_, x_, dy_, out_krsc_, tf32);
   }
   // ||out - reference|| / ||reference||, or NaN without a reference.
   double error() const { return reference_.empty() ? NAN : relative_error(out_.to_vector(), reference_); }
@@ -278,20 +291,25 @@ class ConvCase {
   ConvPass pass_;
   Conv2dGeometry g_;
   Tensor x_, w_, dy_, out_;
+  Tensor w_krsc_, out_krsc_;  // made on the first run_cudnn_krsc
   std::vector<float> reference_;
   std::string label_;
 };
 
-// Rows for one pass: cuDNN FP32 and TF32 (when available), then ours. Each call is checked on
-// its first run (for cuDNN also its algorithm search), then timed; % of cuDNN compares equal
-// precisions. FP32 lands near 1e-6 of the CPU's result, TF32 near 1e-3.
+// Rows for one pass: cuDNN FP32 and TF32 (when available), then ours. Each is checked on a
+// first call (for cuDNN also its algorithm search), then timed; % of cuDNN compares equal
+// precisions. FP32 lands near 1e-6 of the CPU's result, TF32 near 1e-3. cuDNN is checked
+// through the engine's filter layout and timed on its own KRSC layout, so its time holds none
+// of the engine's filter transposes.
 void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vector<Row>& rows) {
   double cudnn_seconds[2] = {NAN, NAN};
   // cuDNN's own rows are the yardstick (100%); ours without cuDNN have no percentage (NaN).
-  auto measure = [&](const std::string& version, bool tf32, const std::function<void()>& call) {
-    call();
+  auto measure = [&](const std::string& version, bool tf32, const std::function<void()>& check,
+                     const std::function<void()>& timed) {
+    check();
     const double err = c.error();
-    const double t = seconds_per_call(gpu, call);
+    timed();  // the first call of a timed path that differs from the checked one
+    const double t = seconds_per_call(gpu, timed);
     const bool checked = !std::isnan(err);
     const bool yardstick = version.rfind("cudnn", 0) == 0;
     const double base = yardstick ? t : cudnn_seconds[tf32 ? 1 : 0];
@@ -301,11 +319,14 @@ void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vect
     return t;
   };
   for (const bool tf32 : {false, true}) {
-    if (cudnn) cudnn_seconds[tf32 ? 1 : 0] = measure(tf32 ? "cudnn_tf32" : "cudnn_fp32", tf32, [&] { c.run_cudnn(tf32); });
+    if (cudnn)
+      cudnn_seconds[tf32 ? 1 : 0] = measure(tf32 ? "cudnn_tf32" : "cudnn_fp32", tf32,
+                                            [&] { c.run_cudnn(tf32); }, [&] { c.run_cudnn_krsc(tf32); });
   }
   for (const bool tf32 : {false, true}) {
     gpu.set_tf32(tf32);
-    measure(tf32 ? "engine_tf32" : "engine_fp32", tf32, [&] { c.run_engine(gpu); });
+    const auto ours = [&] { c.run_engine(gpu); };
+    measure(tf32 ? "engine_tf32" : "engine_fp32", tf32, ours, ours);
   }
   gpu.set_tf32(false);
 }

@@ -138,13 +138,7 @@ void crop(const Conv2dGeometry& g, const Tensor& dxp, Tensor& dx, int64_t extra_
   dx.backend().strided_copy(dxp, dx, p.extent, p.walk[PADDED], p.walk[PLAIN]);
 }
 
-// Keras filters (K x out_c) <-> cuDNN's KRSC (out_c x K), K = kernel_h * kernel_w * in_c.
-Tensor krsc_filters(const Conv2dGeometry& g, const Tensor& w) {
-  const int64_t K = g.gemm_k(), N = g.out_c;
-  Tensor wk = Tensor::empty(krsc_shape(g), DType::F32, w.device());
-  w.backend().strided_copy(w, wk, {K, N, 1}, Walk3d{0, {N, 1, 0}}, Walk3d{0, {1, K, 0}});
-  return wk;
-}
+// cuDNN's KRSC filters back to Keras' layout (the inverse of krsc_filters in the header).
 void keras_filters(const Conv2dGeometry& g, const Tensor& wk, Tensor& w) {
   const int64_t K = g.gemm_k(), N = g.out_c;
   w.backend().strided_copy(wk, w, {K, N, 1}, Walk3d{0, {1, K, 0}}, Walk3d{0, {N, 1, 0}});

@@ -18,6 +18,7 @@
 #pragma once
 #include <string>
 
+#include "core/backend.h"
 #include "core/conv_geometry.h"
 #include "core/tensor.h"
 
@@ -43,6 +44,14 @@ void cudnn_conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, cons
 // transposes are a cost of the engine's layout, ~1-3 us a layer, not of cuDNN).
 inline Shape krsc_shape(const Conv2dGeometry& g) {
   return {g.out_c, g.kernel_h, g.kernel_w, g.in_c};
+}
+// Keras filters (K x out_c) as cuDNN's KRSC (out_c x K), K = kernel_h * kernel_w * in_c: one
+// transpose, on w's backend. Needs no cuDNN.
+inline Tensor krsc_filters(const Conv2dGeometry& g, const Tensor& w) {
+  const int64_t K = g.gemm_k(), N = g.out_c;
+  Tensor wk = Tensor::empty(krsc_shape(g), DType::F32, w.device());
+  w.backend().strided_copy(w, wk, {K, N, 1}, Walk3d{0, {N, 1, 0}}, Walk3d{0, {1, K, 0}});
+  return wk;
 }
 void cudnn_conv2d_forward_krsc(const Conv2dGeometry& g, const Tensor& x, const Tensor& w_krsc,
                                Tensor& y, bool tf32);
