@@ -60,6 +60,20 @@ class Backend {
   virtual void copy_within(void* dst, const void* src, size_t bytes) = 0;
   virtual void synchronize() = 0;
 
+  // ---- input prefetch (datasets/batch_queue.h) ------------------------------------------
+  // Page-locked host memory, which the device can copy from while the host works on (plain
+  // memory on the CPU). Throws DeviceError when the host has none left.
+  virtual void* allocate_pinned(size_t bytes) = 0;
+  virtual void free_pinned(void* pointer) = 0;
+  // Enqueues a copy of `bytes` from pinned host memory `src` to `dst` behind the work already
+  // queued, and returns at once (the CPU copies now). `src` must stay unchanged until a fence
+  // recorded after this call is reached.
+  virtual void copy_from_pinned_async(void* dst, const void* src, size_t bytes) = 0;
+  // A mark behind everything queued so far; fence_wait blocks the host until the device has
+  // reached it. Fences are reused: at most one wait per fence.
+  virtual uint64_t record_fence() = 0;
+  virtual void fence_wait(uint64_t fence) = 0;
+
   // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
   // Off by default: the articles compute in FP32. Backends without TF32 ignore it.
   virtual void set_tf32(bool enabled) { (void)enabled; }
@@ -79,7 +93,7 @@ class Backend {
   }
 
   // ---- ops ---------------------------------------------------------------------------
-  // y = value, for any dtype (for I32 the value is converted).
+  // y = value, for any dtype (for I32 the value is converted; for U8 saturated, saturate_u8).
   virtual void fill(Tensor& y, float value) = 0;
   // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
   virtual void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
@@ -119,6 +133,14 @@ class Backend {
                                             Tensor& loss) = 0;
   virtual void binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
                                              const Tensor& dloss, Tensor& dp) = 0;
+  // The same loss from the logits z of a sigmoid head, fused and numerically stable:
+  //   loss = max(z, 0) - z t + log(1 + exp(-|z|))   (never exp of a large positive number)
+  //   dz   = dloss (sigmoid(z) - t)
+  // Unlike the clipped form above, the gradient never vanishes at a confidently wrong output.
+  virtual void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                             Tensor& loss) = 0;
+  virtual void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
+                                              const Tensor& dloss, Tensor& dlogits) = 0;
   // Inverted dropout: element i is kept when uniform(philox(key = seed, counter = (i, s)))
   // >= rate, s = step[0], and then scaled by 1 / (1 - rate). `step` is an I32 scalar on the
   // device (the model's count of training steps): reading it there instead of taking a
@@ -140,7 +162,22 @@ class Backend {
   virtual void broadcast_scalar(const Tensor& s, float scale, Tensor& y) = 0;
   // y[i, ...] = x[index[i], ...]; any dtype; index I32 (B,). Batches are gathered this way.
   virtual void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) = 0;
-  // count[0] += number of rows n with argmax(logits[n, :]) == labels[n]  (count F32).
+  // Keras' ImageDataGenerator augmentation (seed 004: shear, zoom, horizontal flip, rescale),
+  // one affine resampling per image:
+  //   out[n, r, c, ch] = scale * images[n, clamp(round(m0*r + m1*c + m2)),
+  //                                         clamp(round(m3*r + m4*c + m5)), ch]
+  // images U8 (N, H, W, C); transforms F32 (N, 6): per image the 2x3 matrix (m0..m5) taking an
+  // output pixel (row, col) to the source pixel it reads; nearest-neighbour sampling and,
+  // outside the image, the nearest edge pixel (Keras fill_mode='nearest'); out F32 (N, H, W, C).
+  // round(x) = floorf(x + 0.5f), the order of the float operations and the clamp are written
+  // once in core/affine_sample.h, so both backends read the same pixels, bit for bit. Shapes
+  // are checked by the backends themselves (detail::check_augment_images). The matrices are
+  // drawn by datasets/augment.h.
+  virtual void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out,
+                              float scale) = 0;
+  // count[0] += number of rows n with argmax(logits[n, :]) == labels[n]  (count F32), labels
+  // I32 (N,). With labels F32 (N,) and logits (N, 1) (a sigmoid head's logits): the rows with
+  // (logits[n] > 0) == (labels[n] > 0.5), Keras' binary accuracy at threshold 0.5.
   virtual void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) = 0;
   // Optimizers update every parameter of a model in one call over its flat buffers.
   // SGD with momentum (Keras): v = momentum * v - lr * g; p += v  (v unused when momentum 0).

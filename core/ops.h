@@ -49,6 +49,9 @@ Tensor log_softmax(const Tensor& x);  // (N, C) -> (N, C)
 Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
 // -(t log p + (1 - t) log(1 - p)) elementwise, p clipped to [1e-7, 1 - 1e-7] like Keras.
 Tensor binary_cross_entropy(const Tensor& p, const Tensor& target);
+// The same loss from a sigmoid head's logits, fused with the sigmoid and numerically stable
+// (core/backend.h): per element, shapes equal; what training uses for a sigmoid head.
+Tensor sigmoid_binary_cross_entropy(const Tensor& logits, const Tensor& target);
 
 // ---- regularisation ---------------------------------------------------------------------
 // Where a dropout call's mask comes from: its own seed, and the training step read from an

@@ -146,6 +146,8 @@ void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& exte
   ENGINE_CHECK(x.defined() && y.defined(), "strided_copy: undefined tensor");
   ENGINE_CHECK(x.dtype() == y.dtype(), "strided_copy: dtypes differ (", to_string(x.dtype()),
                " and ", to_string(y.dtype()), ")");
+  ENGINE_CHECK(element_size(x.dtype()) == 4, "strided_copy: ", to_string(x.dtype()),
+               " is not supported (the walks move 4-byte elements)");
   detail::check_same_device("strided_copy", x, y);
   ENGINE_CHECK(!x.same_storage(y), "strided_copy: source and destination share storage");
   for (int64_t e : extent) ENGINE_CHECK(e >= 0, "strided_copy: negative extent ", e);

@@ -60,6 +60,17 @@ class BinaryCrossEntropyNode final : public Node {
   }
 };
 
+class SigmoidCrossEntropyNode final : public Node {
+ public:
+  SigmoidCrossEntropyNode(const Tensor& logits, const Tensor& target) : Node({logits, target}) {}
+  const char* name() const override { return "sigmoid_binary_cross_entropy"; }
+  std::vector<Tensor> backward(const Tensor& dloss) override {
+    Tensor dlogits = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
+    dloss.backend().sigmoid_cross_entropy_backward(inputs()[0], inputs()[1], dloss, dlogits);
+    return {dlogits, Tensor()};
+  }
+};
+
 Tensor softmax_impl(const Tensor& x, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   detail::check_defined_float(name, x, "x");
@@ -99,6 +110,17 @@ Tensor binary_cross_entropy(const Tensor& p, const Tensor& target) {
   Tensor loss = Tensor::empty(p.shape(), DType::F32, p.device());
   p.backend().binary_cross_entropy_forward(p, target, loss);
   return record(loss, std::make_shared<BinaryCrossEntropyNode>(p, target));
+}
+
+Tensor sigmoid_binary_cross_entropy(const Tensor& logits, const Tensor& target) {
+  const char* name = "sigmoid_binary_cross_entropy";
+  detail::check_defined_float(name, logits, "logits");
+  detail::check_defined_float(name, target, "target");
+  detail::check_same_device(name, logits, target);
+  detail::check_same_shape(name, logits, target);
+  Tensor loss = Tensor::empty(logits.shape(), DType::F32, logits.device());
+  logits.backend().sigmoid_cross_entropy_forward(logits, target, loss);
+  return record(loss, std::make_shared<SigmoidCrossEntropyNode>(logits, target));
 }
 
 }  // namespace engine

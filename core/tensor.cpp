@@ -8,12 +8,16 @@
 
 namespace engine {
 
-const char* to_string(DType dtype) { return dtype == DType::F32 ? "float32" : "int32"; }
-
-size_t element_size(DType dtype) {
-  (void)dtype;  // both dtypes are 4 bytes wide
-  return 4;
+const char* to_string(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "float32";
+    case DType::I32: return "int32";
+    case DType::U8: return "uint8";
+  }
+  return "unknown dtype";
 }
+
+size_t element_size(DType dtype) { return dtype == DType::U8 ? 1 : 4; }
 
 Storage::Storage(Backend& owner, size_t size)
     : backend(owner), data(owner.allocator().allocate(size)), bytes(size) {}
@@ -57,6 +61,14 @@ Tensor Tensor::from_ints(const std::vector<int32_t>& values, const Shape& shape,
   return t;
 }
 
+Tensor Tensor::from_bytes(const std::vector<uint8_t>& values, const Shape& shape, Device device) {
+  ENGINE_CHECK(static_cast<int64_t>(values.size()) == engine::numel(shape), "from_bytes: ",
+               values.size(), " values do not fill shape ", to_string(shape));
+  Tensor t = empty(shape, DType::U8, device);
+  t.backend().copy_from_host(t.raw_data(), values.data(), t.nbytes());
+  return t;
+}
+
 TensorImpl& Tensor::impl() const {
   ENGINE_CHECK(impl_ != nullptr, "use of an undefined tensor");
   return *impl_;
@@ -92,6 +104,12 @@ int32_t* Tensor::data<int32_t>() const {
   return static_cast<int32_t*>(raw_data());
 }
 
+template <>
+uint8_t* Tensor::data<uint8_t>() const {
+  ENGINE_CHECK(dtype() == DType::U8, "expected a uint8 tensor, got ", to_string(dtype()));
+  return static_cast<uint8_t*>(raw_data());
+}
+
 std::vector<float> Tensor::to_vector() const {
   std::vector<float> out(static_cast<size_t>(numel()));
   backend().copy_to_host(out.data(), data<float>(), nbytes());
@@ -101,6 +119,12 @@ std::vector<float> Tensor::to_vector() const {
 std::vector<int32_t> Tensor::to_int_vector() const {
   std::vector<int32_t> out(static_cast<size_t>(numel()));
   backend().copy_to_host(out.data(), data<int32_t>(), nbytes());
+  return out;
+}
+
+std::vector<uint8_t> Tensor::to_bytes() const {
+  std::vector<uint8_t> out(static_cast<size_t>(numel()));
+  backend().copy_to_host(out.data(), data<uint8_t>(), nbytes());
   return out;
 }
 

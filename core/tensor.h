@@ -14,9 +14,16 @@
 
 namespace engine {
 
-enum class DType { F32, I32 };
+// U8 holds raw image bytes (datasets keep their pixels as uint8, 4x smaller than float32);
+// only copies, gather_rows, fill and augment_images take it, every float op refuses it.
+enum class DType { F32, I32, U8 };
 const char* to_string(DType dtype);
-size_t element_size(DType dtype);
+size_t element_size(DType dtype);  // 4, 4, 1
+// A value stored into a uint8 tensor (fill): truncated toward zero like the int32 conversion
+// and saturated to [0, 255]; NaN gives 0.
+inline uint8_t saturate_u8(float value) {
+  return value > 0.0f ? static_cast<uint8_t>(value < 255.0f ? value : 255.0f) : uint8_t{0};
+}
 
 class Backend;
 class Node;
@@ -57,6 +64,8 @@ class Tensor {
                             Device device = Device::cpu());
   static Tensor from_ints(const std::vector<int32_t>& values, const Shape& shape,
                           Device device = Device::cpu());
+  static Tensor from_bytes(const std::vector<uint8_t>& values, const Shape& shape,
+                           Device device = Device::cpu());
 
   bool defined() const { return impl_ != nullptr; }
   const Shape& shape() const;
@@ -77,6 +86,7 @@ class Tensor {
   // Host copies of the contents (synchronous); item() needs exactly one element.
   std::vector<float> to_vector() const;
   std::vector<int32_t> to_int_vector() const;
+  std::vector<uint8_t> to_bytes() const;  // of a uint8 tensor
   float item() const;
 
   Tensor to(Device device) const;  // a copy on `device` (this tensor itself if already there)
@@ -112,5 +122,7 @@ template <>
 float* Tensor::data<float>() const;
 template <>
 int32_t* Tensor::data<int32_t>() const;
+template <>
+uint8_t* Tensor::data<uint8_t>() const;
 
 }  // namespace engine

@@ -1,6 +1,8 @@
 // Binary cross-entropy on probabilities, written as Keras 2 writes it:
 //   p' = clip(p, eps, 1 - eps);  loss = -(t log(p' + eps) + (1 - t) log(1 - p' + eps))
 // The clip passes no gradient outside [eps, 1 - eps], as tf.clip_by_value does.
+// And fused with the sigmoid, from the logits z, in the stable form (core/backend.h):
+//   loss = max(z, 0) - z t + log1p(exp(-|z|)),   dz = dloss (sigmoid(z) - t).
 #include <cmath>
 
 #include "cpu/cpu_backend.h"
@@ -8,7 +10,14 @@
 namespace engine::cpu {
 namespace {
 constexpr float EPS = 1e-7f;  // Keras' backend.epsilon()
+
+// 1 / (1 + exp(-z)) without overflow: exp is only taken of a non-positive number.
+float stable_sigmoid(float z) {
+  if (z >= 0.0f) return 1.0f / (1.0f + std::exp(-z));
+  const float e = std::exp(z);
+  return e / (1.0f + e);
 }
+}  // namespace
 
 void CpuBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
   const int64_t n = loss.numel();
@@ -37,6 +46,27 @@ void CpuBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& ta
     out[i] = clipped ? 0.0f
                      : -g[i] * (t[i] / (prob[i] + EPS) - (1.0f - t[i]) / (1.0f - prob[i] + EPS));
   }
+}
+
+void CpuBackend::sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                               Tensor& loss) {
+  const int64_t n = loss.numel();
+  const float* z = logits.data<float>();
+  const float* t = target.data<float>();
+  float* out = loss.data<float>();
+  for (int64_t i = 0; i < n; ++i) {  // one value per sample: no thread team pays off
+    out[i] = std::fmax(z[i], 0.0f) - z[i] * t[i] + std::log1p(std::exp(-std::fabs(z[i])));
+  }
+}
+
+void CpuBackend::sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
+                                                const Tensor& dloss, Tensor& dlogits) {
+  const int64_t n = dlogits.numel();
+  const float* z = logits.data<float>();
+  const float* t = target.data<float>();
+  const float* g = dloss.data<float>();
+  float* out = dlogits.data<float>();
+  for (int64_t i = 0; i < n; ++i) out[i] = g[i] * (stable_sigmoid(z[i]) - t[i]);
 }
 
 }  // namespace engine::cpu

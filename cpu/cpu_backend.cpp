@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +37,16 @@ void CpuBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
 void CpuBackend::copy_to_host(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
+void* CpuBackend::allocate_pinned(size_t bytes) {
+  void* pointer = std::aligned_alloc(ALIGNMENT, (std::max<size_t>(bytes, 1) + ALIGNMENT - 1) /
+                                                    ALIGNMENT * ALIGNMENT);
+  ENGINE_CHECK(pointer != nullptr, "out of host memory: ", bytes >> 20, " MiB asked for input buffers");
+  return pointer;
+}
+void CpuBackend::free_pinned(void* pointer) { std::free(pointer); }
+void CpuBackend::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
 void CpuBackend::copy_within(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memmove(dst, src, bytes);
 }
@@ -46,6 +57,10 @@ void CpuBackend::fill(Tensor& y, float value) {
     int32_t* out = y.data<int32_t>();
     const auto v = static_cast<int32_t>(value);
     for (int64_t i = 0; i < n; ++i) out[i] = v;
+    return;
+  }
+  if (y.dtype() == DType::U8) {
+    if (n > 0) std::memset(y.data<uint8_t>(), saturate_u8(value), static_cast<size_t>(n));
     return;
   }
   float* out = y.data<float>();

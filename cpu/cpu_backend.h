@@ -33,6 +33,12 @@ class CpuBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t bytes) override;
   void copy_within(void* dst, const void* src, size_t bytes) override;
   void synchronize() override {}
+  // Plain memory and a copy done at once: the CPU computes where the data already is.
+  void* allocate_pinned(size_t bytes) override;
+  void free_pinned(void* pointer) override;
+  void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override;
+  uint64_t record_fence() override { return 0; }
+  void fence_wait(uint64_t fence) override { (void)fence; }
 
   void fill(Tensor& y, float value) override;
   void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
@@ -55,6 +61,10 @@ class CpuBackend final : public Backend {
   void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) override;
   void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
                                      Tensor& dp) override;
+  void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                     Tensor& loss) override;
+  void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
+                                      const Tensor& dloss, Tensor& dlogits) override;
   void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
                        const Tensor& step) override;
   void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
@@ -63,6 +73,8 @@ class CpuBackend final : public Backend {
   void sum(const Tensor& x, Tensor& y, float scale) override;
   void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
   void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;
+  void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out,
+                      float scale) override;  // cpu/augment.cpp
   void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) override;
   void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
                   float momentum) override;

@@ -1,4 +1,4 @@
-// gather_rows on the CPU: copies whole rows, so it works for any 4-byte dtype.
+// gather_rows on the CPU: copies whole rows as bytes, so it works for any dtype.
 #include <cstring>
 
 #include "core/error.h"

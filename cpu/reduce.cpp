@@ -35,6 +35,13 @@ void CpuBackend::broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
 void CpuBackend::count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   const float* in = logits.data<float>();
+  if (labels.dtype() == DType::F32) {  // a sigmoid head: threshold 0.5, i.e. logit 0
+    const float* target = labels.data<float>();
+    int64_t correct = 0;
+    for (int64_t r = 0; r < rows; ++r) correct += (in[r] > 0.0f) == (target[r] > 0.5f) ? 1 : 0;
+    count.data<float>()[0] += static_cast<float>(correct);
+    return;
+  }
   const int32_t* label = labels.data<int32_t>();
   int64_t correct = 0;
   for (int64_t r = 0; r < rows; ++r) {

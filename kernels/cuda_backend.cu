@@ -17,6 +17,8 @@ constexpr size_t ALIGNMENT = 256;
 // Host copies are staged through this much pinned memory: pinned pages let the copy engine
 // read host memory directly (pageable memory is copied twice, through a driver buffer).
 constexpr size_t STAGING_BYTES = size_t{8} << 20;
+// Fences in flight at once: a prefetch queue holds a handful of batches.
+constexpr size_t FENCE_EVENTS = 32;
 
 cudaStream_t g_stream = nullptr;
 
@@ -97,6 +99,10 @@ CudaBackend::CudaBackend(int device_index)
   CHECK_CUDA(cudaSetDevice(device_index));
   CHECK_CUDA(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   CHECK_CUDA(cudaMallocHost(&staging_, STAGING_BYTES));
+  fences_.resize(FENCE_EVENTS);
+  for (cudaEvent_t& event : fences_) {
+    CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  }
   // On the backend's stream, which does not wait for the legacy default stream's cudaMemset.
   const size_t counter_bytes = sizeof(unsigned) * matmul::SMALL_SPLITK_COUNTERS;
   CHECK_CUDA(cudaMalloc(&splitk_counters_, counter_bytes));
@@ -115,6 +121,7 @@ CudaBackend::~CudaBackend() {
   allocator_.release_cached();
   cudaFree(splitk_counters_);
   cudaFreeHost(staging_);
+  for (cudaEvent_t event : fences_) cudaEventDestroy(event);
 }
 
 std::string CudaBackend::name() const {
@@ -151,6 +158,36 @@ void CudaBackend::copy_within(void* dst, const void* src, size_t bytes) {
 }
 
 void CudaBackend::synchronize() { CHECK_CUDA(cudaStreamSynchronize(g_stream)); }
+
+void* CudaBackend::allocate_pinned(size_t bytes) {
+  void* pointer = nullptr;
+  const cudaError_t status = cudaMallocHost(&pointer, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    throw DeviceError(detail::concat("out of page-locked host memory: ", bytes >> 20,
+                                     " MiB asked for input buffers"));
+  }
+  CHECK_CUDA(status);
+  return pointer;
+}
+
+void CudaBackend::free_pinned(void* pointer) { cudaFreeHost(pointer); }
+
+void CudaBackend::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
+  if (bytes) CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g_stream));
+}
+
+// Fence n is event n % FENCE_EVENTS. Once the event has been recorded again for a later fence,
+// waiting on it waits for that later point: longer than asked, never shorter, so reuse is safe.
+uint64_t CudaBackend::record_fence() {
+  const uint64_t fence = fences_recorded_++;
+  CHECK_CUDA(cudaEventRecord(fences_[fence % FENCE_EVENTS], g_stream));
+  return fence;
+}
+
+void CudaBackend::fence_wait(uint64_t fence) {
+  CHECK_CUDA(cudaEventSynchronize(fences_[fence % FENCE_EVENTS]));
+}
 
 std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& step) {
   // Relaxed mode: the allocator may call cudaMalloc while the step is being recorded.

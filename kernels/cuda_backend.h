@@ -5,8 +5,11 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "core/backend.h"
+
+struct CUevent_st;
 
 namespace engine::cuda {
 
@@ -22,6 +25,11 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t bytes) override;
   void copy_within(void* dst, const void* src, size_t bytes) override;
   void synchronize() override;
+  void* allocate_pinned(size_t bytes) override;
+  void free_pinned(void* pointer) override;
+  void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override;
+  uint64_t record_fence() override;
+  void fence_wait(uint64_t fence) override;
   void set_tf32(bool enabled) override { tf32_ = enabled; }
   // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or
   // this machine has no usable cuDNN. While on, matmul, the convolutions and max pooling hand
@@ -51,6 +59,10 @@ class CudaBackend final : public Backend {
   void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) override;
   void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
                                      Tensor& dp) override;
+  void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                     Tensor& loss) override;
+  void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
+                                      const Tensor& dloss, Tensor& dlogits) override;
   void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
                        const Tensor& step) override;
   void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
@@ -59,6 +71,8 @@ class CudaBackend final : public Backend {
   void sum(const Tensor& x, Tensor& y, float scale) override;
   void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override;
   void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override;
+  void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out,
+                      float scale) override;  // kernels/augment.cu
   void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) override;
   void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
                   float momentum) override;
@@ -92,6 +106,9 @@ class CudaBackend final : public Backend {
   CachingAllocator allocator_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned host memory, STAGING_BYTES long
+  // record_fence's events, reused in turn (kernels/cuda_backend.cu says why that is safe).
+  std::vector<CUevent_st*> fences_;  // cudaEvent_t, without including the CUDA headers here
+  uint64_t fences_recorded_ = 0;
   // matmul's split-K tile counters (kernels/matmul/small_splitk.h): zeroed once here, and left
   // at zero by every call, so they cost nothing per call and survive graph capture.
   unsigned* splitk_counters_ = nullptr;

@@ -54,6 +54,9 @@ void CudaBackend::fill(Tensor& y, float value) {
   if (y.dtype() == DType::I32) {
     fill_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
         y.data<int32_t>(), static_cast<int32_t>(value), n);
+  } else if (y.dtype() == DType::U8) {
+    fill_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(y.data<uint8_t>(),
+                                                                  saturate_u8(value), n);
   } else {
     fill_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(y.data<float>(), value, n);
   }

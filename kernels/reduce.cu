@@ -6,7 +6,8 @@
 // one SM's share... about 10 us here, acceptable for what it is used for (losses, tests).
 // count_correct: one warp per row finds the argmax with shuffles; the block adds its
 // rows' hits in shared memory and does one atomicAdd. Counts are whole numbers below 2^24,
-// so float atomics add them exactly in any order.
+// so float atomics add them exactly in any order. A sigmoid head's rows are counted at
+// threshold 0.5 by one thread each.
 #include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
 
@@ -65,6 +66,20 @@ __global__ void count_correct_kernel(const float* __restrict__ logits,
   if (threadIdx.x == 0 && hits > 0) atomicAdd(count, static_cast<float>(hits));
 }
 
+// logits (rows, 1) of a sigmoid head, targets (rows,) in {0, 1}: count[0] += rows whose
+// prediction at threshold 0.5 (logit > 0) matches. One thread per row, one atomic per block.
+__global__ void count_binary_correct_kernel(const float* __restrict__ logits,
+                                            const float* __restrict__ targets, int64_t rows,
+                                            float* __restrict__ count) {
+  __shared__ int hits;
+  if (threadIdx.x == 0) hits = 0;
+  __syncthreads();  // hits is zero before any thread adds to it
+  const int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (r < rows && (logits[r] > 0.0f) == (targets[r] > 0.5f)) atomicAdd(&hits, 1);
+  __syncthreads();  // every row's hit is in before the block reports
+  if (threadIdx.x == 0 && hits > 0) atomicAdd(count, static_cast<float>(hits));
+}
+
 }  // namespace
 
 void CudaBackend::sum(const Tensor& x, Tensor& y, float scale) {
@@ -75,6 +90,13 @@ void CudaBackend::sum(const Tensor& x, Tensor& y, float scale) {
 void CudaBackend::count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   if (rows == 0 || cols == 0) return;
+  if (labels.dtype() == DType::F32) {
+    constexpr int THREADS = 256;
+    count_binary_correct_kernel<<<blocks_for(rows, THREADS), THREADS, 0, stream()>>>(
+        logits.data<float>(), labels.data<float>(), rows, count.data<float>());
+    CHECK_LAUNCH();
+    return;
+  }
   const auto grid = static_cast<unsigned>((rows + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
   count_correct_kernel<<<grid, 32 * WARPS_PER_BLOCK, 0, stream()>>>(
       logits.data<float>(), labels.data<int32_t>(), rows, cols, count.data<float>());

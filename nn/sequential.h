@@ -54,6 +54,8 @@ class Sequential {
 
   void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
   History fit(const Dataset& train, const FitOptions& options);
+  // Trains on batches from `source` (options.shuffle is the source's business).
+  History fit(BatchSource& source, const FitOptions& options);
   EvalResult evaluate(const Dataset& data, const EvalOptions& options = {});
   // Outputs of the full model (probabilities for a softmax head), in batches, no grad.
   Tensor predict(const Tensor& x, int64_t batch_size = 32);

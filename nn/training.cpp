@@ -56,18 +56,21 @@ void check_dataset(const char* what, const Dataset& data, const Sequential& mode
   }
 }
 
-// The per-sample loss of a batch (N,), from the model's pre-activation outputs where the
-// loss fuses the head's activation.
+// Accuracy is argmax for sparse labels, and threshold 0.5 for a single sigmoid output; a
+// multi-output sigmoid head (multi-label) gets none.
+bool measures_accuracy(Loss loss, const Shape& output_shape) {
+  return loss == Loss::SparseCategoricalCrossentropy || numel(output_shape) == 1;
+}
+
+// The per-sample loss of a batch (N,), from the model's pre-activation outputs (every loss fuses
+// the head's activation); `logits_out` gets them where accuracy is measured.
 Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor& y,
                     ForwardContext& ctx, Tensor* logits_out) {
-  if (loss == Loss::SparseCategoricalCrossentropy) {
-    Tensor logits = model.forward(x, ctx, /*logits=*/true);
-    *logits_out = logits;
-    return sparse_softmax_cross_entropy(logits, y);
-  }
-  Tensor p = model.forward(x, ctx);
-  *logits_out = Tensor();
-  return binary_cross_entropy(p, y.view(p.shape()));
+  Tensor logits = model.forward(x, ctx, /*logits=*/true);
+  *logits_out = measures_accuracy(loss, model.output_shape()) ? logits : Tensor();
+  return loss == Loss::SparseCategoricalCrossentropy
+             ? sparse_softmax_cross_entropy(logits, y)
+             : sigmoid_binary_cross_entropy(logits, y.view(logits.shape()));
 }
 
 // Adds a batch's losses and correct predictions to the running sums, on the device.
@@ -119,14 +122,50 @@ void Sequential::train_step(const Dataset& train, const Tensor& index, RunningMe
   accumulate(running, losses.detach(), logits.defined() ? logits.detach() : logits, y);
 }
 
+ResidentBatches::ResidentBatches(const Dataset& data, const FitOptions& options, Device device)
+    : data_(data),
+      shuffle_(options.shuffle),
+      rng_(derive_seed(options.seed, 2)),
+      order_(static_cast<size_t>(data.size())),
+      step_index_(Tensor::empty({std::min(options.batch_size, data.size())}, DType::I32, device)) {
+  std::iota(order_.begin(), order_.end(), 0);
+}
+
+void ResidentBatches::start_epoch(int epoch, int64_t steps, int64_t batch) {
+  (void)epoch, (void)steps, (void)batch;
+  if (shuffle_) {  // Fisher-Yates from the run's own stream: the same order every run
+    for (int64_t i = size() - 1; i > 0; --i) {
+      std::swap(order_[static_cast<size_t>(i)], order_[rng_.below(static_cast<uint64_t>(i + 1))]);
+    }
+  }
+  // The epoch's order goes to the device once; each step copies its slice on the device.
+  device_order_ = Tensor::from_ints(order_, {size()}, step_index_.device());
+}
+
+Tensor ResidentBatches::next(int64_t first, int64_t count) {
+  if (count != step_index_.numel()) return device_order_.slice(first, {count});
+  step_index_.copy_from(device_order_.slice(first, {count}));
+  return step_index_;
+}
+
 History Sequential::fit(const Dataset& train, const FitOptions& options) {
+  ENGINE_CHECK(compiled_, "fit() needs a compiled model (call compile())");
+  ENGINE_CHECK(options.batch_size >= 1, "batch size must be at least 1, got ", options.batch_size);
+  check_dataset("training data", train, *this, loss_);
+  ENGINE_CHECK(train.size() >= 1, "training data is empty");
+  ResidentBatches source(train, options, device());
+  return fit(source, options);
+}
+
+History Sequential::fit(BatchSource& source, const FitOptions& options) {
   ENGINE_CHECK(compiled_, "fit() needs a compiled model (call compile())");
   ENGINE_CHECK(options.epochs >= 1, "epochs must be at least 1, got ", options.epochs);
   ENGINE_CHECK(options.batch_size >= 1, "batch size must be at least 1, got ", options.batch_size);
   ENGINE_CHECK(options.steps_per_epoch >= 0, "steps per epoch must not be negative");
+  const Dataset& train = source.rows();
   check_dataset("training data", train, *this, loss_);
   if (options.validation) check_dataset("validation data", *options.validation, *this, loss_);
-  const int64_t n = train.size();
+  const int64_t n = source.size();
   ENGINE_CHECK(n >= 1, "training data is empty");
   std::ostream& out = options.out ? *options.out : std::cout;
   Backend& backend = backend_for(device());
@@ -135,55 +174,47 @@ History Sequential::fit(const Dataset& train, const FitOptions& options) {
   const int64_t full_steps = (n + batch - 1) / batch;
   const int64_t steps = options.steps_per_epoch > 0 ? std::min(options.steps_per_epoch, full_steps)
                                                     : full_steps;
-  const bool has_accuracy = loss_ == Loss::SparseCategoricalCrossentropy;
+  const bool has_accuracy = measures_accuracy(loss_, output_shape_);
   dropout_seed_ = derive_seed(options.seed, 1);
-  Generator shuffle_rng(derive_seed(options.seed, 2));
-  std::vector<int32_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
+  const int64_t full_batch = std::min(batch, n);
 
-  // The one index buffer every full-batch step reads, so a recorded step stays valid.
-  Tensor step_index = Tensor::empty({std::min(batch, n)}, DType::I32, device());
   RunningMetrics running(device());
   std::unique_ptr<StepGraph> graph;
+  Tensor graph_index;  // the index tensor the recorded step reads
   int64_t eager_full_steps = 0;
 
   History history;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     NvtxRange epoch_range("epoch");
-    if (options.shuffle) {  // Fisher-Yates from the run's own stream: same order every run
-      for (int64_t i = n - 1; i > 0; --i) {
-        std::swap(order[static_cast<size_t>(i)],
-                  order[shuffle_rng.below(static_cast<uint64_t>(i + 1))]);
-      }
-    }
-    // The epoch's order goes to the device once; each step copies its slice on the device.
-    const Tensor device_order = Tensor::from_ints(order, {n}, device());
+    source.start_epoch(epoch, steps, batch);
     if (options.verbose) out << "Epoch " << epoch << "/" << options.epochs << "\n" << std::flush;
     ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal());
     running.reset();
     for (int64_t step = 0; step < steps; ++step) {
       const int64_t first = step * batch;
       const int64_t count = std::min(batch, n - first);
-      if (count == step_index.numel()) {
-        step_index.copy_from(device_order.slice(first, {count}));
+      const Tensor index = source.next(first, count);
+      if (count == full_batch) {
         // The first full step runs op by op (it creates the optimizer's state and fills the
         // allocator's cache); the second is recorded, and every one after is a replay.
         if (options.use_graph && !graph && eager_full_steps > 0) {
-          graph = backend.capture([&] { train_step(train, step_index, running); });
+          graph = backend.capture([&] { train_step(train, index, running); });
+          graph_index = index;
           if (graph) {
             history.graph_replay = true;
             history.kernels_per_step = graph->kernel_count();
           }
         }
         if (graph) {
+          ENGINE_CHECK(index.same_storage(graph_index), "a batch source moved its full-batch index");
           NvtxRange range("train_step");
           graph->replay();
         } else {
-          train_step(train, step_index, running);
+          train_step(train, index, running);
           ++eager_full_steps;
         }
       } else {  // a partial last batch has other shapes than the recorded step
-        train_step(train, device_order.slice(first, {count}), running);
+        train_step(train, index, running);
       }
       running.samples += count;
       if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
@@ -192,6 +223,7 @@ History Sequential::fit(const Dataset& train, const FitOptions& options) {
     EpochRecord record;
     record.epoch = epoch;
     record.seconds = bar.elapsed_seconds();
+    record.data_wait_seconds = source.wait_seconds();
     record.steps = steps;
     record.loss = running.loss();
     record.accuracy = running.accuracy(has_accuracy);
@@ -218,7 +250,7 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
   ENGINE_CHECK(n >= 1, "evaluation data is empty");
   std::ostream& out = options.out ? *options.out : std::cout;
   const int64_t steps = (n + options.batch_size - 1) / options.batch_size;
-  const bool has_accuracy = loss_ == Loss::SparseCategoricalCrossentropy;
+  const bool has_accuracy = measures_accuracy(loss_, output_shape_);
   ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal());
   NoGradGuard no_grad;
   ForwardContext ctx;  // inference: no dropout

@@ -717,6 +717,53 @@ TEST_CASE("parity: gather_rows, float32 and int32") {
   }
 }
 
+TEST_CASE("parity: sigmoid_cross_entropy_forward and _backward, to logits of +-1000") {
+  if (!gpu_or_skip()) return;
+  engine::Generator rng(44);
+  for (const Shape& shape : ELEMENTWISE_SHAPES) {
+    std::vector<float> z = uniform(rng, count(shape), -8.0f, 8.0f);
+    std::vector<float> t = uniform(rng, count(shape), 0.0f, 1.0f);
+    for (size_t i = 0; i < z.size(); ++i) {  // saturated logits, and hard 0/1 targets
+      if (i % 17 == 3) z[i] = 1000.0f;
+      if (i % 19 == 4) z[i] = -1000.0f;
+      if (i % 7 == 6) t[i] = static_cast<float>(i % 2);
+    }
+    Pair pz = both(z, shape), pt = both(t, shape), loss = poisoned(shape);
+    run_both([&](Backend& b, Side s) {
+      b.sigmoid_cross_entropy_forward(pz.on(s), pt.on(s), loss.on(s));
+    });
+    // max(z, 0) - z t + log1p(exp(-|z|)): expf and log1pf (a few ulp each) on a term <= log 2,
+    // and two roundings of terms up to |z|: 16U of the terms' size.
+    std::vector<double> terms(z.size());
+    for (size_t i = 0; i < z.size(); ++i) terms[i] = 2.0 * std::fabs(z[i]) + 1.0;
+    check_close("sigmoid_cross_entropy_forward " + name(shape), loss, {16 * U, 0.0}, terms);
+
+    const std::vector<float> g = uniform(rng, count(shape), -1.0f, 1.0f);
+    Pair dloss = both(g, shape), dz = poisoned(shape);
+    run_both([&](Backend& b, Side s) {
+      b.sigmoid_cross_entropy_backward(pz.on(s), pt.on(s), dloss.on(s), dz.on(s));
+    });
+    // g (sigmoid(z) - t): expf, a quotient and a difference of numbers <= 1.
+    check_close("sigmoid_cross_entropy_backward " + name(shape), dz, {16 * U, 16 * U});
+  }
+}
+
+TEST_CASE("parity: count_correct with float targets (a sigmoid head)") {
+  if (!gpu_or_skip()) return;
+  engine::Generator rng(64);
+  for (const int64_t rows : {int64_t{1}, int64_t{33}, int64_t{1000}, int64_t{4099}}) {
+    std::vector<float> logits = uniform(rng, static_cast<size_t>(rows), -3.0f, 3.0f);
+    std::vector<float> targets(static_cast<size_t>(rows));
+    for (size_t r = 0; r < targets.size(); ++r) {
+      targets[r] = rng.uniform() < 0.5f ? 0.0f : 1.0f;
+      if (r % 11 == 0) logits[r] = 0.0f;  // probability 0.5: predicts 0 on both
+    }
+    Pair pl = both(logits, {rows, 1}), pt = both(targets, {rows}), correct = both({5.0f}, {});
+    run_both([&](Backend& b, Side s) { b.count_correct(pl.on(s), pt.on(s), correct.on(s)); });
+    check_close("count_correct binary " + std::to_string(rows), correct, EXACT);
+  }
+}
+
 TEST_CASE("parity: count_correct accumulates the same count") {
   if (!gpu_or_skip()) return;
   engine::Generator rng(63);

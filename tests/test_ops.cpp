@@ -111,6 +111,13 @@ double ref_bce(double p, double t) {
   return -(t * std::log(pc + eps) + (1.0 - t) * std::log(1.0 - pc + eps));
 }
 
+// Binary cross-entropy of sigmoid(z) against t, in double: -(t log s + (1 - t) log(1 - s)).
+double ref_sigmoid_bce(double z, double t) {
+  const double log_s = -std::log1p(std::exp(-z));       // log sigmoid(z)
+  const double log_1ms = -z - std::log1p(std::exp(-z));  // log(1 - sigmoid(z))
+  return -(t * log_s + (1.0 - t) * log_1ms);
+}
+
 // An elementwise reference applied to input 0.
 gradcheck::RefFn elementwise_ref(double (*f)(double)) {
   return [f](const std::vector<Input>& in) {
@@ -521,6 +528,58 @@ TEST_CASE("binary_cross_entropy: p at 0 and 1 is clipped, finite, and passes no 
   // Clipped (p outside [1e-7, 1 - 1e-7]): no gradient, as tf.clip_by_value passes none.
   for (size_t i = 0; i < 5; ++i) CHECK(g[i] == 0.0f);
   CHECK(static_cast<double>(g[5]) == doctest::Approx(-1.0 / (0.5 + 1e-7)).epsilon(1e-6));
+}
+
+TEST_CASE("sigmoid_binary_cross_entropy: forward and gradient w.r.t. the logits") {
+  engine::Generator rng(21);
+  for (const Shape& shape : ELEMENTWISE_SHAPES) {
+    const size_t n = gradcheck::count(shape);
+    std::vector<double> hard(n);
+    for (size_t i = 0; i < n; ++i) hard[i] = rng.uniform() < 0.5f ? 0.0 : 1.0;
+    for (const auto& target : {gradcheck::uniform(rng, n, 0.0, 1.0), hard}) {
+      const std::vector<Input> inputs = {
+          gradcheck::floats(shape, gradcheck::uniform(rng, n, -6.0, 6.0)),
+          gradcheck::floats(shape, target, /*differentiable=*/false)};
+      // max(z, 0) - z t + log1p(exp(-|z|)): a few roundings of terms up to |z| <= 6, which
+      // may cancel to a loss near 0: relative to the terms' size, 16 eps.
+      gradcheck::check(
+          "sigmoid_binary_cross_entropy " + shape_name(shape),
+          [](const std::vector<Tensor>& t) {
+            return engine::sigmoid_binary_cross_entropy(t[0], t[1]);
+          },
+          binary_ref(ref_sigmoid_bce), inputs, Tolerance{64 * FLT_EPS, 16 * FLT_EPS + FD_TOL});
+    }
+  }
+}
+
+TEST_CASE("sigmoid_binary_cross_entropy: finite and exact at logits of +-1000") {
+  const std::vector<float> z = {1000.0f, -1000.0f, 1000.0f, -1000.0f, 0.0f, 30.0f};
+  const std::vector<float> t = {1.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f};
+  const Tensor zt = Tensor::from_vector(z, {6}).set_requires_grad(true);
+  const Tensor loss = engine::sigmoid_binary_cross_entropy(zt, Tensor::from_vector(t, {6}));
+  const std::vector<float> l = loss.to_vector();
+  REQUIRE(all_finite(l));
+  CHECK(l[0] == 0.0f);  // confidently right: nothing
+  CHECK(l[1] == 0.0f);
+  CHECK(l[2] == 1000.0f);  // confidently wrong: the whole logit, where the clipped form stops at 15.4
+  CHECK(l[3] == 1000.0f);
+  CHECK(static_cast<double>(l[4]) == doctest::Approx(std::log(2.0)).epsilon(1e-6));
+  CHECK(static_cast<double>(l[5]) == doctest::Approx(30.0).epsilon(1e-6));
+  engine::sum(loss).backward();
+  const std::vector<float> g = zt.grad().to_vector();
+  REQUIRE(all_finite(g));
+  // sigmoid(z) - t: no vanishing gradient at a confidently wrong output.
+  const std::vector<float> expected = {0.0f, 0.0f, 1.0f, -1.0f, -0.5f, 1.0f};
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(expected[i]).epsilon(1e-6));
+}
+
+TEST_CASE("count_correct with float targets: a sigmoid head at threshold 0.5") {
+  // Logits > 0 predict 1; a logit of exactly 0 (probability 0.5) predicts 0, like Keras' round.
+  const Tensor logits = Tensor::from_vector({2.0f, -1.0f, 0.0f, 0.0f, -3.0f}, {5, 1});
+  const Tensor targets = Tensor::from_vector({1.0f, 1.0f, 0.0f, 1.0f, 0.0f}, {5});
+  Tensor count = Tensor::zeros({});
+  logits.backend().count_correct(logits, targets, count);
+  CHECK(count.item() == 3.0f);
 }
 
 // ---- dropout ----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include "apps/common/training_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -100,7 +101,8 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
                             {"seconds", e.seconds},
                             {"steps", e.steps},
                             {"loss", e.loss},
-                            {"accuracy", e.accuracy}};
+                            {"accuracy", e.accuracy},
+                            {"data_wait_seconds", e.data_wait_seconds}};
     if (!std::isnan(e.val_loss)) {
       epoch["val_loss"] = e.val_loss;
       epoch["val_accuracy"] = e.val_accuracy;
@@ -134,8 +136,28 @@ Device start_training(const CommonOptions& options) {
   return device;
 }
 
+namespace {
+nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& plan) {
+  nn::FitOptions fit;
+  fit.epochs = options.epochs;
+  fit.batch_size = options.batch_size;
+  fit.steps_per_epoch = options.steps_per_epoch;
+  fit.seed = options.seed;
+  fit.validation = plan.validation;
+  fit.use_graph = plan.use_graph;
+  return fit;
+}
+}  // namespace
+
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
                              const CommonOptions& options, const nn::Dataset& train,
+                             const nn::Dataset& test, TrainingPlan plan) {
+  nn::ResidentBatches batches(train, fit_options(options, plan), device);
+  return train_and_report(model, sample_shape, device, options, batches, test, std::move(plan));
+}
+
+TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
+                             const CommonOptions& options, nn::BatchSource& train,
                              const nn::Dataset& test, TrainingPlan plan) {
   model.build(sample_shape, device, options.seed);
   model.summary(std::cout);
@@ -143,7 +165,7 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
     nn::load_weights(model, options.load_path);
     std::cout << "Loaded weights from " << options.load_path << "\n";
   }
-  model.compile(std::move(plan.optimizer), nn::Loss::SparseCategoricalCrossentropy);
+  model.compile(std::move(plan.optimizer), plan.loss);
 
   TrainingRun run;
   const auto start = std::chrono::steady_clock::now();
@@ -153,26 +175,23 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
                   static_cast<long long>(train.size()),
                   static_cast<long long>(plan.validation->size()));
     }
-    nn::FitOptions fit;
-    fit.epochs = options.epochs;
-    fit.batch_size = options.batch_size;
-    fit.steps_per_epoch = options.steps_per_epoch;
-    fit.seed = options.seed;
-    fit.validation = plan.validation;
-    fit.use_graph = plan.use_graph;
-    run.history = model.fit(train, fit);
+    run.history = model.fit(train, fit_options(options, plan));
   }
   run.train_seconds = seconds_since(start);
   run.result = model.evaluate(test, {plan.eval_batch_size, plan.eval_progress, nullptr});
   run.total_seconds = seconds_since(start);
 
   const nn::EvalResult& result = run.result;
+  // "Test accuracy: A - test loss: L", or loss first, or another set's name.
+  const char* name = plan.test_name.c_str();
+  std::string lower = plan.test_name;
+  if (!lower.empty()) lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
   if (plan.loss_first) {
-    std::printf("Test loss: %.4f - test accuracy: %.4f (%lld images)\n", result.loss,
-                result.accuracy, static_cast<long long>(result.samples));
+    std::printf("%s loss: %.4f - %s accuracy: %.4f (%lld images)\n", name, result.loss,
+                lower.c_str(), result.accuracy, static_cast<long long>(result.samples));
   } else {
-    std::printf("Test accuracy: %.4f - test loss: %.4f (%lld images)\n", result.accuracy,
-                result.loss, static_cast<long long>(result.samples));
+    std::printf("%s accuracy: %.4f - %s loss: %.4f (%lld images)\n", name, result.accuracy,
+                lower.c_str(), result.loss, static_cast<long long>(result.samples));
   }
   if (!plan.article.empty()) {
     print_epoch_seconds(run.history, train.size(), options.batch_size, plan.article);

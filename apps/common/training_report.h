@@ -55,11 +55,13 @@ Device start_training(const CommonOptions& options);
 // What differs between the apps in train_and_report.
 struct TrainingPlan {
   std::unique_ptr<nn::Optimizer> optimizer;
+  nn::Loss loss = nn::Loss::SparseCategoricalCrossentropy;
   const nn::Dataset* validation = nullptr;  // validated on after every epoch; nullptr: none
   bool use_graph = true;                    // false: --no-graph
   int64_t eval_batch_size = 32;
   bool eval_progress = true;  // a progress bar while evaluating
   bool loss_first = false;    // "Test loss: L - test accuracy: A" instead of accuracy first
+  std::string test_name = "Test";  // what the evaluated set is called in the result line
   // The article's seconds per epoch, for print_epoch_seconds; empty: no per-epoch line.
   std::string article;
 };
@@ -73,12 +75,16 @@ struct TrainingRun {
 };
 
 // Builds `model` for samples of `sample_shape` (and prints its summary), loads --load's
-// weights, compiles it with `plan.optimizer` and sparse categorical cross-entropy, fits it on
+// weights, compiles it with `plan.optimizer` and `plan.loss`, fits it on
 // `train` for --epochs (none with --epochs 0), evaluates it on `test` and prints the test
 // accuracy and loss, the seconds per epoch, the run's time and the GPU step report; then saves
 // --save's weights.
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
                              const CommonOptions& options, const nn::Dataset& train,
+                             const nn::Dataset& test, TrainingPlan plan);
+// The same, on batches that `train` prepares itself (a prefetching loader).
+TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
+                             const CommonOptions& options, nn::BatchSource& train,
                              const nn::Dataset& test, TrainingPlan plan);
 
 // With --json: writes machine_record, dataset, the app's own `fields` (app, data, sample

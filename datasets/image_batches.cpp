@@ -1,0 +1,269 @@
+// The prefetching image loader: see image_batches.h for the picture.
+#include "datasets/image_batches.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+
+#include "core/affine_sample.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "datasets/jpeg_image.h"
+
+namespace engine::datasets {
+namespace {
+
+constexpr int kChannels = 3;
+constexpr uint64_t kShuffleStream = 0x5348554646ull;  // "SHUFF"
+
+double seconds_between(std::chrono::steady_clock::time_point from,
+                       std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Device device,
+                           const ImageBatchOptions& options)
+    : folder_(std::move(folder)),
+      cache_(std::move(cache)),
+      device_(device),
+      options_(options),
+      image_bytes_(int64_t{options.height} * options.width * kChannels) {
+  ENGINE_CHECK(size() >= 1, folder_.root, ": no images to train on");
+  ENGINE_CHECK(folder_.labels.size() == folder_.paths.size(), folder_.root,
+               ": labels and paths out of step");
+  ENGINE_CHECK(options_.batch_size >= 1, "batch size must be at least 1, got ",
+               options_.batch_size);
+  ENGINE_CHECK(options_.height >= 1 && options_.width >= 1, "image size must be positive, got ",
+               options_.height, "x", options_.width);
+  ENGINE_CHECK(options_.prefetch >= 2, "prefetch must be at least 2 batches, got ",
+               options_.prefetch);
+  ENGINE_CHECK(options_.workers >= 0, "workers must not be negative, got ", options_.workers);
+  ENGINE_CHECK(cache_.empty() || static_cast<int64_t>(cache_.size()) == size() * image_bytes_,
+               "the decoded cache holds ", cache_.size(), " bytes, not ", size(), " images of ",
+               image_bytes_);
+  if (options_.workers == 0) options_.workers = omp_get_num_procs();
+
+  const int64_t batch = std::min(options_.batch_size, size());
+  options_.batch_size = batch;
+  x_ = Tensor::empty({batch, options_.height, options_.width, kChannels}, DType::F32, device_);
+  y_ = Tensor::zeros({batch}, DType::F32, device_);
+  if (options_.augment_on_device) {
+    device_pixels_ =
+        Tensor::empty({batch, options_.height, options_.width, kChannels}, DType::U8, device_);
+    device_transforms_ = Tensor::empty({batch, 6}, DType::F32, device_);
+  }
+
+  Backend& backend = backend_for(device_);
+  const auto pixels = static_cast<size_t>(batch * image_bytes_);
+  slots_.resize(static_cast<size_t>(options_.prefetch));
+  for (Slot& slot : slots_) {
+    if (options_.augment_on_device) {
+      slot.pixels = static_cast<uint8_t*>(backend.allocate_pinned(pixels));
+    } else {
+      slot.values = static_cast<float*>(backend.allocate_pinned(pixels * sizeof(float)));
+    }
+    slot.transforms = static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
+    slot.labels = static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * sizeof(float)));
+    free_.push_back(&slot);
+  }
+}
+
+ImageBatches::~ImageBatches() {
+  stop_producer();
+  Backend& backend = backend_for(device_);
+  backend.synchronize();  // no copy may still read a slot we free
+  for (Slot& slot : slots_) {
+    if (slot.pixels) backend.free_pinned(slot.pixels);
+    if (slot.values) backend.free_pinned(slot.values);
+    if (slot.transforms) backend.free_pinned(slot.transforms);
+    if (slot.labels) backend.free_pinned(slot.labels);
+  }
+}
+
+void ImageBatches::stop_producer() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (producer_.joinable()) producer_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopping_ = false;
+  produced_all_ = false;
+  failure_ = nullptr;
+  while (!ready_.empty()) {  // batches of an epoch cut short: never used
+    free_.push_back(ready_.front());
+    ready_.pop_front();
+  }
+}
+
+void ImageBatches::start_epoch(int64_t epoch, int64_t steps) {
+  const int64_t batches = (size() + options_.batch_size - 1) / options_.batch_size;
+  ENGINE_CHECK(steps >= 1 && steps <= batches, "an epoch of ", size(), " images in batches of ",
+               options_.batch_size, " has 1 to ", batches, " steps, not ", steps);
+  stop_producer();
+  std::vector<int32_t> order(static_cast<size_t>(size()));
+  std::iota(order.begin(), order.end(), 0);
+  if (options_.shuffle) {  // Fisher-Yates, from the epoch's own stream
+    // A stream of its own: transform_for draws from derive_seed(seed, epoch).
+    Generator rng(derive_seed(derive_seed(options_.seed, kShuffleStream), static_cast<uint64_t>(epoch)));
+    for (int64_t i = size() - 1; i > 0; --i) {
+      std::swap(order[static_cast<size_t>(i)], order[rng.below(static_cast<uint64_t>(i + 1))]);
+    }
+  }
+  wait_seconds_ = 0.0;
+  producer_ = std::thread(&ImageBatches::produce, this, epoch, std::move(order), steps);
+}
+
+void ImageBatches::produce(int64_t epoch, std::vector<int32_t> order, int64_t steps) {
+  for (int64_t b = 0; b < steps; ++b) {
+    Slot* slot = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
+      if (stopping_) return;
+      slot = free_.front();
+      free_.pop_front();
+    }
+    const int64_t first = b * options_.batch_size;
+    const int64_t count = std::min(options_.batch_size, size() - first);
+    try {
+      fill(*slot, epoch, order.data() + first, count);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failure_ = std::current_exception();
+      changed_.notify_all();
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.push_back(slot);
+      produced_all_ = b + 1 == steps;
+    }
+    changed_.notify_all();
+  }
+}
+
+void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64_t count) {
+  const int height = options_.height, width = options_.width;
+  const float scale = 1.0f / 255.0f;  // Keras' rescale=1./255
+  double decode = 0.0, augment = 0.0;
+  std::exception_ptr failure;
+#pragma omp parallel num_threads(options_.workers) reduction(+ : decode, augment)
+  {
+    std::vector<uint8_t> decoded;  // this worker's image, when neither cached nor sent as bytes
+#pragma omp for schedule(dynamic)
+    for (int64_t i = 0; i < count; ++i) {
+      try {
+        const auto sample = static_cast<size_t>(samples[i]);
+        slot.labels[i] = static_cast<float>(folder_.labels[sample]);
+        const std::array<float, 6> m =
+            options_.augment
+                ? transform_for(options_.augment_config, height, width, options_.seed, epoch,
+                                static_cast<int64_t>(sample))
+                : identity_transform();
+        std::copy(m.begin(), m.end(), slot.transforms + i * 6);
+        // Where this image's bytes come from, and where they go.
+        const auto start = std::chrono::steady_clock::now();
+        const uint8_t* pixels;
+        if (!cache_.empty()) {
+          pixels = cache_.data() + static_cast<int64_t>(sample) * image_bytes_;
+          if (options_.augment_on_device) {
+            std::memcpy(slot.pixels + i * image_bytes_, pixels, static_cast<size_t>(image_bytes_));
+          }
+        } else {
+          uint8_t* target = slot.pixels ? slot.pixels + i * image_bytes_ : nullptr;
+          if (!target) {
+            decoded.resize(static_cast<size_t>(image_bytes_));
+            target = decoded.data();
+          }
+          decode_jpeg_file(folder_.paths[sample], height, width, target);
+          pixels = target;
+        }
+        const auto decoded_at = std::chrono::steady_clock::now();
+        decode += seconds_between(start, decoded_at);
+        if (!options_.augment_on_device) {
+          augment_image(pixels, height, width, kChannels, m.data(), scale,
+                        slot.values + i * image_bytes_);
+          augment += seconds_between(decoded_at, std::chrono::steady_clock::now());
+        }
+      } catch (...) {
+#pragma omp critical(image_batches_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  slot.count = count;
+  std::lock_guard<std::mutex> lock(mutex_);
+  decode_seconds_ += decode;
+  augment_seconds_ += augment;
+}
+
+void ImageBatches::release_copied_slots(size_t keep) {
+  Backend& backend = backend_for(device_);
+  while (in_flight_.size() > keep) {
+    Slot* slot = in_flight_.front();
+    in_flight_.pop_front();
+    backend.fence_wait(slot->fence);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      free_.push_back(slot);
+    }
+    changed_.notify_all();
+  }
+}
+
+int64_t ImageBatches::next() {
+  // The batch handed over last time may still be on its way to the device; the one before
+  // it has arrived (or is about to): its slot can be refilled.
+  release_copied_slots(1);
+  Slot* slot = nullptr;
+  {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    ENGINE_CHECK(producer_.joinable(), "next() before start_epoch()");
+    changed_.wait(lock, [&] { return failure_ || !ready_.empty() || produced_all_; });
+    wait_seconds_ += seconds_between(start, std::chrono::steady_clock::now());
+    if (failure_) std::rethrow_exception(failure_);
+    ENGINE_CHECK(!ready_.empty(), "next() called after the epoch's last batch");
+    slot = ready_.front();
+    ready_.pop_front();
+  }
+  Backend& backend = backend_for(device_);
+  const int64_t count = slot->count;
+  const int64_t values = count * image_bytes_;
+  backend.copy_from_pinned_async(y_.raw_data(), slot->labels, static_cast<size_t>(count) * sizeof(float));
+  if (options_.augment_on_device) {
+    backend.copy_from_pinned_async(device_pixels_.raw_data(), slot->pixels, static_cast<size_t>(values));
+    backend.copy_from_pinned_async(device_transforms_.raw_data(), slot->transforms,
+                                   static_cast<size_t>(count) * 6 * sizeof(float));
+    const Shape images = {count, options_.height, options_.width, kChannels};
+    Tensor out = x_.slice(0, images);
+    backend.augment_images(device_pixels_.slice(0, images), device_transforms_.slice(0, {count, 6}),
+                           out, 1.0f / 255.0f);
+  } else {
+    backend.copy_from_pinned_async(x_.raw_data(), slot->values, static_cast<size_t>(values) * sizeof(float));
+  }
+  slot->fence = backend.record_fence();
+  in_flight_.push_back(slot);
+  return count;
+}
+
+double ImageBatches::decode_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return decode_seconds_;
+}
+
+double ImageBatches::augment_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return augment_seconds_;
+}
+
+}  // namespace engine::datasets
