@@ -95,7 +95,6 @@ void ImageBatches::stop_producer() {
   if (producer_.joinable()) producer_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   stopping_ = false;
-  produced_all_ = false;
   failure_ = nullptr;
   while (!ready_.empty()) {  // batches of an epoch cut short: never used
     free_.push_back(ready_.front());
@@ -107,46 +106,61 @@ void ImageBatches::start_epoch(int64_t epoch, int64_t steps) {
   const int64_t batches = (size() + options_.batch_size - 1) / options_.batch_size;
   ENGINE_CHECK(steps >= 1 && steps <= batches, "an epoch of ", size(), " images in batches of ",
                options_.batch_size, " has 1 to ", batches, " steps, not ", steps);
-  stop_producer();
+  const bool continues = producer_.joinable() && epoch == epoch_ + 1 && steps == steps_ &&
+                         taken_ == steps_;
+  if (!continues) {
+    stop_producer();
+    producer_ = std::thread(&ImageBatches::produce, this, epoch, steps);
+  }
+  epoch_ = epoch;
+  steps_ = steps;
+  taken_ = 0;
+  wait_seconds_ = 0.0;
+}
+
+std::vector<int32_t> ImageBatches::epoch_order(int64_t epoch) const {
   std::vector<int32_t> order(static_cast<size_t>(size()));
   std::iota(order.begin(), order.end(), 0);
-  if (options_.shuffle) {  // Fisher-Yates, from the epoch's own stream
+  if (options_.shuffle) {  // Fisher-Yates
     // A stream of its own: transform_for draws from derive_seed(seed, epoch).
     Generator rng(derive_seed(derive_seed(options_.seed, kShuffleStream), static_cast<uint64_t>(epoch)));
     for (int64_t i = size() - 1; i > 0; --i) {
       std::swap(order[static_cast<size_t>(i)], order[rng.below(static_cast<uint64_t>(i + 1))]);
     }
   }
-  wait_seconds_ = 0.0;
-  producer_ = std::thread(&ImageBatches::produce, this, epoch, std::move(order), steps);
+  return order;
 }
 
-void ImageBatches::produce(int64_t epoch, std::vector<int32_t> order, int64_t steps) {
-  for (int64_t b = 0; b < steps; ++b) {
-    Slot* slot = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
-      if (stopping_) return;
-      slot = free_.front();
-      free_.pop_front();
-    }
-    const int64_t first = b * options_.batch_size;
-    const int64_t count = std::min(options_.batch_size, size() - first);
-    try {
-      fill(*slot, epoch, order.data() + first, count);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      failure_ = std::current_exception();
+// Epoch after epoch until stopped: the queue's free slots are what holds it back.
+void ImageBatches::produce(int64_t first_epoch, int64_t steps) {
+  for (int64_t epoch = first_epoch;; ++epoch) {
+    const std::vector<int32_t> order = epoch_order(epoch);
+    for (int64_t b = 0; b < steps; ++b) {
+      Slot* slot = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
+        if (stopping_) return;
+        slot = free_.front();
+        free_.pop_front();
+      }
+      const int64_t first = b * options_.batch_size;
+      const int64_t count = std::min(options_.batch_size, size() - first);
+      try {
+        fill(*slot, epoch, order.data() + first, count);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        failure_ = std::current_exception();
+        changed_.notify_all();
+        return;
+      }
+      slot->epoch = epoch;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ready_.push_back(slot);
+      }
       changed_.notify_all();
-      return;
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ready_.push_back(slot);
-      produced_all_ = b + 1 == steps;
-    }
-    changed_.notify_all();
   }
 }
 
@@ -227,15 +241,18 @@ int64_t ImageBatches::next() {
   Slot* slot = nullptr;
   {
     const auto start = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lock(mutex_);
     ENGINE_CHECK(producer_.joinable(), "next() before start_epoch()");
-    changed_.wait(lock, [&] { return failure_ || !ready_.empty() || produced_all_; });
+    ENGINE_CHECK(taken_ < steps_, "next() called after the epoch's last batch");
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return failure_ || !ready_.empty(); });
     wait_seconds_ += seconds_between(start, std::chrono::steady_clock::now());
     if (failure_) std::rethrow_exception(failure_);
-    ENGINE_CHECK(!ready_.empty(), "next() called after the epoch's last batch");
     slot = ready_.front();
     ready_.pop_front();
   }
+  ENGINE_CHECK(slot->epoch == epoch_, "the loader's batch of epoch ", slot->epoch,
+               " arrived in epoch ", epoch_);
+  ++taken_;
   Backend& backend = backend_for(device_);
   const int64_t count = slot->count;
   const int64_t values = count * image_bytes_;

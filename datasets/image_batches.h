@@ -74,8 +74,10 @@ class ImageBatches {
   const Tensor& x() const { return x_; }
   const Tensor& y() const { return y_; }
 
-  // Starts preparing epoch `epoch`'s first `steps` batches (shuffled from (seed, epoch) when
-  // shuffling) on the producer thread; a previous epoch's unfinished work is dropped.
+  // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling). The
+  // producer goes on into the following epochs on its own (while the device validates, say),
+  // so when this epoch follows the last one with the same steps, its first batches are ready;
+  // otherwise the producer restarts here and unfinished work is dropped.
   void start_epoch(int64_t epoch, int64_t steps);
   // Waits for the epoch's next batch and enqueues its transfer into x() and y() on the device
   // (asynchronously on a GPU); returns how many images it holds (B, or fewer for the last
@@ -94,9 +96,11 @@ class ImageBatches {
     float* transforms = nullptr;  // pinned: B*6 floats
     float* labels = nullptr;      // pinned: B floats
     int64_t count = 0;
+    int64_t epoch = 0;  // the epoch the batch belongs to
     uint64_t fence = 0;  // reached once the device has copied the slot
   };
-  void produce(int64_t epoch, std::vector<int32_t> order, int64_t steps);
+  void produce(int64_t first_epoch, int64_t steps);
+  std::vector<int32_t> epoch_order(int64_t epoch) const;
   void fill(Slot& slot, int64_t epoch, const int32_t* samples, int64_t count);
   void stop_producer();
   void release_copied_slots(size_t keep);
@@ -114,9 +118,10 @@ class ImageBatches {
   std::deque<Slot*> free_, ready_;
   std::deque<Slot*> in_flight_;  // handed to the device, not yet known to be copied
   bool stopping_ = false;
-  bool produced_all_ = false;  // the producer has handed over the epoch's last batch
   std::exception_ptr failure_;
   std::thread producer_;
+  // The consumer's side (the training thread only): the epoch, its steps, batches taken.
+  int64_t epoch_ = 0, steps_ = 0, taken_ = 0;
   double wait_seconds_ = 0.0;
   double decode_seconds_ = 0.0, augment_seconds_ = 0.0;  // guarded by mutex_
 };
