@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   options.batch_size = 32;
   options.epochs = 50;
   int64_t validation_steps = 0;
-  int workers = 0, prefetch = 4, image_size = 150;
+  int workers = 0, prefetch = 8, image_size = 150;
   bool cache = false, no_augment = false, strict = false, no_graph = false;
   std::string augment_on = "cpu", scaling, scaling_csv;
   apps::add_common_flags(app, options, {"folder"});
@@ -179,7 +179,9 @@ int main(int argc, char** argv) {
   app.add_option("--validation-steps", validation_steps,
                  "validation batches per epoch (0: every validation image, 800 / batch size)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  app.add_option("--workers", workers, "threads decoding and augmenting images (0: all cores)")
+  app.add_option("--workers", workers,
+                 "threads decoding and augmenting images (0: all cores but one, which the "
+                 "training thread needs)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--prefetch", prefetch, "batches prepared ahead of the training step")
       ->check(CLI::Range(2, 64));

@@ -47,7 +47,9 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
   ENGINE_CHECK(cache_.empty() || static_cast<int64_t>(cache_.size()) == size() * image_bytes_,
                "the decoded cache holds ", cache_.size(), " bytes, not ", size(), " images of ",
                image_bytes_);
-  if (options_.workers == 0) options_.workers = omp_get_num_procs();
+  // All cores but one: the training thread needs one too, and a parallel region whose
+  // threads outnumber the cores waits for the one the scheduler left out.
+  if (options_.workers == 0) options_.workers = std::max(1, omp_get_num_procs() - 1);
 
   const int64_t batch = std::min(options_.batch_size, size());
   options_.batch_size = batch;

@@ -45,8 +45,8 @@ namespace engine::datasets {
 struct ImageBatchOptions {
   int height = 150, width = 150;
   int64_t batch_size = 32;
-  int workers = 0;   // threads decoding and augmenting; 0: all cores
-  int prefetch = 4;  // batches prepared ahead (slots of pinned memory)
+  int workers = 0;   // threads decoding and augmenting; 0: all cores but one
+  int prefetch = 8;  // batches prepared ahead (slots of pinned memory): absorbs the jitter
   bool shuffle = true;
   bool augment = false;  // one random transform per image per epoch
   AugmentConfig augment_config;

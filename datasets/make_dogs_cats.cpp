@@ -341,8 +341,12 @@ std::vector<float> wave_field(const std::vector<Wave>& waves, int width, int hei
 
 // The smooth background: two colours blended by one wave field, the brightness modulated by
 // another and by a gradient, and a little grain (the same for the three channels, like a sensor's
-// luminance noise; more would only make the files bigger). Returns the background's mean colour.
-Rgb paint_background(Canvas& canvas, Stream& rng) {
+// luminance noise; more would only make the files bigger). Returns the two colours.
+struct Palette {
+  Rgb first, second;
+};
+
+Palette paint_background(Canvas& canvas, Stream& rng) {
   const float short_side = static_cast<float>(std::min(canvas.width, canvas.height));
   const Rgb first = random_colour(rng), second = random_colour(rng);
   std::vector<Wave> blend_waves, light_waves;
@@ -366,7 +370,7 @@ Rgb paint_background(Canvas& canvas, Stream& rng) {
       canvas.at(x, y) = {c.r + noise, c.g + noise, c.b + noise};
     }
   }
-  return mix(first, second, 0.5f);
+  return {first, second};
 }
 
 // ---- figures: the animals and the distractors ---------------------------------------------------
@@ -417,7 +421,7 @@ std::vector<Layer> cat_layers(Stream& rng, Rgb coat) {
   body.colour = coat;
 
   Layer ears;
-  ears.colour = coat * rng.uniform(0.6f, 1.0f);
+  ears.colour = coat * rng.uniform(0.45f, 0.85f);
   for (float side : {-1.0f, 1.0f}) {
     // The ear leans out by `lean` from straight up; its base spans `half_base` either side of
     // that direction on the head's rim, its tip stands 1.6-1.95 head radii from the centre.
@@ -446,7 +450,7 @@ std::vector<Layer> dog_front_layers(Stream& rng, Rgb coat) {
   body.colour = coat;
 
   Layer ears;
-  ears.colour = coat * rng.uniform(0.6f, 1.0f);
+  ears.colour = coat * rng.uniform(0.45f, 0.85f);
   const float ear_length = rng.uniform(0.21f, 0.28f), ear_width = rng.uniform(0.085f, 0.11f);
   for (float side : {-1.0f, 1.0f}) {
     // The ear's lower end swings out by `swing`: turning the ellipse by -side * swing does it.
@@ -473,7 +477,7 @@ std::vector<Layer> dog_side_layers(Stream& rng, Rgb coat) {
   body.colour = coat;
 
   Layer ear;
-  ear.colour = coat * rng.uniform(0.6f, 1.0f);
+  ear.colour = coat * rng.uniform(0.45f, 0.85f);
   ear.parts.push_back(ellipse({-0.15f, 0.14f}, {rng.uniform(0.08f, 0.11f), rng.uniform(0.20f, 0.27f)},
                               rng.degrees(-5, 20)));
   std::vector<Layer> layers = {body, ear};
@@ -521,16 +525,24 @@ std::vector<Layer> distractor_layers(Stream& rng, Rgb colour) {
 
 enum class Kind { Cat, Dog, Distractor };
 
-// A colour that stands out from the background's mean (a few tries, then whatever came).
-Rgb figure_colour(Stream& rng, Rgb background) {
+// A colour that stands out from both colours of the background (a few tries, then whatever came).
+Rgb figure_colour(Stream& rng, const Palette& background) {
+  auto stands_out = [&](Rgb c) {
+    return std::min(colour_distance(c, background.first), colour_distance(c, background.second)) >= 0.3f;
+  };
   Rgb colour = random_colour(rng);
-  for (int attempt = 0; attempt < 8 && colour_distance(colour, background) < 0.35f; ++attempt) {
-    colour = random_colour(rng);
-  }
+  for (int attempt = 0; attempt < 12 && !stands_out(colour); ++attempt) colour = random_colour(rng);
   return colour;
 }
 
-Figure make_figure(Stream& rng, Kind kind, const Canvas& canvas, Rgb background) {
+// The first animal of an image is its subject, as in a photograph: large (35%-60% of the short
+// side) and near the middle. The others, and the distractors, are 10%-40% and anywhere. A model
+// without global pooling, like seed 004's, learns far more easily when the evidence sits where it
+// usually is (measured: with every animal 10%-60% and anywhere, it did not generalise at all in
+// eight epochs).
+enum class Role { Subject, Other };
+
+Figure make_figure(Stream& rng, Kind kind, Role role, const Canvas& canvas, const Palette& background) {
   const float w = static_cast<float>(canvas.width), h = static_cast<float>(canvas.height);
   Figure f;
   const Rgb colour = figure_colour(rng, background);
@@ -541,8 +553,13 @@ Figure make_figure(Stream& rng, Kind kind, const Canvas& canvas, Rgb background)
       break;
     case Kind::Distractor: f.layers = distractor_layers(rng, colour); break;
   }
-  f.centre = {w * rng.uniform(0.1f, 0.9f), h * rng.uniform(0.15f, 0.9f)};
-  f.scale = std::min(w, h) * rng.uniform(0.10f, 0.60f);
+  if (role == Role::Subject) {
+    f.centre = {w * rng.uniform(0.3f, 0.7f), h * rng.uniform(0.35f, 0.65f)};
+    f.scale = std::min(w, h) * rng.uniform(0.35f, 0.60f);
+  } else {
+    f.centre = {w * rng.uniform(0.1f, 0.9f), h * rng.uniform(0.1f, 0.9f)};
+    f.scale = std::min(w, h) * rng.uniform(0.10f, 0.40f);
+  }
   const float tilt = kind == Kind::Distractor ? 0.0f : rng.degrees(-30, 30);
   f.cos_a = std::cos(tilt);
   f.sin_a = std::sin(tilt);
@@ -745,19 +762,24 @@ Written make_image(const Settings& s, const Job& job) {
                             : colour_draw < 0.06f ? FileColour::Gray
                                                   : FileColour::Rgb;
 
-  const Rgb background = paint_background(canvas, rng);
-  std::vector<Figure> figures;
-  const int animals = rng.integer(1, 3), distractors = rng.integer(0, 2);
-  for (int i = 0; i < animals; ++i) {
-    figures.push_back(make_figure(rng, job.label == 0 ? Kind::Cat : Kind::Dog, canvas, background));
+  const Palette background = paint_background(canvas, rng);
+  const Kind animal = job.label == 0 ? Kind::Cat : Kind::Dog;
+  const Figure subject = make_figure(rng, animal, Role::Subject, canvas, background);
+  std::vector<Figure> others;
+  const int more_animals = rng.integer(0, 2), distractors = rng.integer(0, 2);
+  for (int i = 0; i < more_animals; ++i) {
+    others.push_back(make_figure(rng, animal, Role::Other, canvas, background));
   }
   for (int i = 0; i < distractors; ++i) {
-    figures.push_back(make_figure(rng, Kind::Distractor, canvas, background));
+    others.push_back(make_figure(rng, Kind::Distractor, Role::Other, canvas, background));
   }
-  for (size_t i = figures.size(); i > 1; --i) {  // a random painting order (Fisher-Yates)
-    std::swap(figures[i - 1], figures[static_cast<size_t>(rng.integer(0, static_cast<int>(i) - 1))]);
+  // The others in a random order (Fisher-Yates), so distractors hide animals and the other way
+  // round; the subject last, in front of everything.
+  for (size_t i = others.size(); i > 1; --i) {
+    std::swap(others[i - 1], others[static_cast<size_t>(rng.integer(0, static_cast<int>(i) - 1))]);
   }
-  for (const Figure& f : figures) paint_figure(canvas, f);
+  for (const Figure& f : others) paint_figure(canvas, f);
+  paint_figure(canvas, subject);
 
   const std::vector<unsigned char> samples = to_samples(canvas, colour);
   const int components = colour == FileColour::Rgb ? 3 : colour == FileColour::Gray ? 1 : 4;

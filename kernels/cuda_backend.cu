@@ -101,7 +101,9 @@ CudaBackend::CudaBackend(int device_index)
   CHECK_CUDA(cudaMallocHost(&staging_, STAGING_BYTES));
   fences_.resize(FENCE_EVENTS);
   for (cudaEvent_t& event : fences_) {
-    CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    // Blocking: a waiting host thread sleeps instead of spinning on a core that the input
+    // pipeline's workers need.
+    CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync));
   }
   // On the backend's stream, which does not wait for the legacy default stream's cudaMemset.
   const size_t counter_bytes = sizeof(unsigned) * matmul::SMALL_SPLITK_COUNTERS;
