@@ -19,8 +19,10 @@ step() {  # step TITLE SECONDS COMMAND...: output without the summary table, and
   [ "$rc" -eq 0 ] || echo "(step failed or timed out: rc $rc)"
 }
 echo "== host"; lscpu | grep -E "Model name|^CPU\(s\)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+# The MNIST tests read real digits: .devdata where the caller carried it, else data/.
+testdata=$PWD/data; [ -d .devdata ] && testdata=$PWD/.devdata
 cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn > "$out/configure.log" 2>&1 ||
+  -DENGINE_TEST_DATA_DIR="$testdata" -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-dev -j "$threads" -- -k 0 > "$out/build.log" 2>&1 || grep -E "error" -A5 "$out/build.log" | head -40
 grep -c "warning" "$out/build.log" | sed 's/^/build warnings: /'
@@ -44,18 +46,21 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   step "make_dogs_cats: 2,000 + 800 images" 120 ./build-dev/datasets/make_dogs_cats --out "$tree" --force
   du -sh "$tree"
-  run=("$app" --data-dir "$tree" --epochs 5)
-  step "ours gpu, 16 workers, decode + augment on the CPU every epoch" 120 "${run[@]}" --gpu --workers 16 --json "$out/ours_gpu.json"
-  step "ours gpu, 16 workers, augment on the GPU" 120 "${run[@]}" --gpu --workers 16 --augment-on gpu --json "$out/ours_gpu_augment_gpu.json"
-  step "ours gpu, --cache, augment on the GPU" 120 "${run[@]}" --gpu --cache --augment-on gpu --json "$out/ours_gpu_cache.json"
-  step "ours gpu --tf32, --cache, augment on the GPU" 120 "${run[@]}" --gpu --tf32 --cache --augment-on gpu --json "$out/ours_gpu_tf32_cache.json"
-  step "ours cudnn, 16 workers, augment on the GPU" 120 "${run[@]}" --device cudnn --workers 16 --augment-on gpu --json "$out/ours_cudnn.json"
+  run=("$app" --data-dir "$tree" --epochs 20)
+  step "ours gpu, decode + augment on the CPU every epoch" 120 "${run[@]}" --gpu --json "$out/ours_gpu.json"
+  step "ours gpu, augment on the GPU" 120 "${run[@]}" --gpu --augment-on gpu --json "$out/ours_gpu_augment_gpu.json"
+  step "ours gpu --tf32, augment on the GPU" 120 "${run[@]}" --gpu --tf32 --augment-on gpu --json "$out/ours_gpu_tf32.json"
+  step "ours cudnn, augment on the GPU" 120 "${run[@]}" --device cudnn --augment-on gpu --json "$out/ours_cudnn.json"
+  step "ours cudnn --tf32, augment on the GPU" 120 "${run[@]}" --device cudnn --tf32 --augment-on gpu --json "$out/ours_cudnn_tf32.json"
+  step "ours gpu, the article's 50 epochs, --cache, augment on the GPU" 120 "$app" --data-dir "$tree" --gpu --cache --augment-on gpu --json "$out/ours_gpu_50.json" --save "$out/first_try.weights"
+  step "ours gpu, --load first_try.weights, evaluate only" 60 "$app" --data-dir "$tree" --gpu --epochs 0 --load "$out/first_try.weights"
   step "ours cpu, $threads threads, 2 epochs" 200 "$app" --data-dir "$tree" --epochs 2 --cpu --threads "$threads" --workers "$threads" --json "$out/ours_cpu.json"
   step "loader scaling, decode + augment on the CPU" 150 "$app" --data-dir "$tree" --gpu --data-scaling 1,2,4,8,16 --data-scaling-csv "$out/scaling.csv"
   step "loader scaling, augment on the GPU" 100 "$app" --data-dir "$tree" --gpu --augment-on gpu --data-scaling 1,4,16 --data-scaling-csv "$out/scaling_gpu_augment.csv"
   py=scripts/pytorch/dogs_vs_cats.py
-  step "pytorch cuda, compute alone (resident tensors)" 150 python3 "$py" --data-dir "$tree" --mode compute --device cuda --epochs 5 --json "$out/torch_cuda_compute.json"
-  step "pytorch cuda, DataLoader pipeline, 16 workers" 200 python3 "$py" --data-dir "$tree" --mode pipeline --device cuda --workers 16 --epochs 3 --json "$out/torch_cuda_pipeline.json"
-  step "pytorch cpu, compute alone, 2 epochs" 200 python3 "$py" --data-dir "$tree" --mode compute --device cpu --threads "$threads" --epochs 2 --json "$out/torch_cpu_compute.json"
+  step "pytorch cuda, compute alone (resident tensors), 50 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --epochs 50 --json "$out/torch_cuda_compute.json"
+  step "pytorch cuda --no-tf32, compute alone, 20 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --no-tf32 --epochs 20 --json "$out/torch_cuda_compute_fp32.json"
+  step "pytorch cuda, DataLoader pipeline, 16 workers, 5 epochs" 200 python3 "$py" --data-dir "$tree" --dataset folder --mode pipeline --device cuda --workers 16 --epochs 5 --json "$out/torch_cuda_pipeline.json"
+  step "pytorch cpu, compute alone, 2 epochs" 200 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cpu --threads "$threads" --epochs 2 --json "$out/torch_cpu_compute.json"
 fi
 rm -f "$out/step.log" "$out/ms.log"
