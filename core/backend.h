@@ -73,6 +73,8 @@ class Backend {
   // reached it. Fences are reused: at most one wait per fence.
   virtual uint64_t record_fence() = 0;
   virtual void fence_wait(uint64_t fence) = 0;
+  // Whether the device has reached `fence`, without waiting.
+  virtual bool fence_reached(uint64_t fence) = 0;
 
   // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
   // Off by default: the articles compute in FP32. Backends without TF32 ignore it.

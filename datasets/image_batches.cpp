@@ -237,17 +237,33 @@ void ImageBatches::release_copied_slots(size_t keep) {
 }
 
 int64_t ImageBatches::next() {
+  ENGINE_CHECK(producer_.joinable(), "next() before start_epoch()");
+  ENGINE_CHECK(taken_ < steps_, "next() called after the epoch's last batch");
+  Backend& backend = backend_for(device_);
+  // Everything queued so far: the steps the device may still be running while we wait.
+  const uint64_t queued = backend.record_fence();
   // The batch handed over last time may still be on its way to the device; the one before
   // it has arrived (or is about to): its slot can be refilled.
   release_copied_slots(1);
   Slot* slot = nullptr;
   {
-    const auto start = std::chrono::steady_clock::now();
-    ENGINE_CHECK(producer_.joinable(), "next() before start_epoch()");
-    ENGINE_CHECK(taken_ < steps_, "next() called after the epoch's last batch");
+    // Data wait is the time the *device* sits idle for want of input: waiting here while it
+    // still runs queued steps costs nothing. So the clock starts when the device has reached
+    // `queued`, checked every 50 us while the batch is not ready (at once on the CPU).
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return failure_ || !ready_.empty(); });
-    wait_seconds_ += seconds_between(start, std::chrono::steady_clock::now());
+    auto idle_since = std::chrono::steady_clock::time_point::max();
+    const auto note_idle = [&] {
+      if (idle_since == std::chrono::steady_clock::time_point::max() && backend.fence_reached(queued)) {
+        idle_since = std::chrono::steady_clock::now();
+      }
+    };
+    while (!failure_ && ready_.empty()) {
+      note_idle();
+      changed_.wait_for(lock, std::chrono::microseconds(50));
+    }
+    if (idle_since != std::chrono::steady_clock::time_point::max()) {
+      wait_seconds_ += seconds_between(idle_since, std::chrono::steady_clock::now());
+    }
     if (failure_) std::rethrow_exception(failure_);
     slot = ready_.front();
     ready_.pop_front();
@@ -255,7 +271,6 @@ int64_t ImageBatches::next() {
   ENGINE_CHECK(slot->epoch == epoch_, "the loader's batch of epoch ", slot->epoch,
                " arrived in epoch ", epoch_);
   ++taken_;
-  Backend& backend = backend_for(device_);
   const int64_t count = slot->count;
   const int64_t values = count * image_bytes_;
   backend.copy_from_pinned_async(y_.raw_data(), slot->labels, static_cast<size_t>(count) * sizeof(float));

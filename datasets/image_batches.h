@@ -4,7 +4,8 @@
 //
 //   producer thread                       training thread (next())
 //   ---------------                       -------------------------
-//   take a free slot (pinned memory)      wait for a ready slot      <- counted as data wait
+//   take a free slot (pinned memory)      wait for a ready slot      <- data wait, once the
+//                                           device has run out of queued steps
 //   for each image, on `workers` threads: enqueue its copy to the device, behind the step
 //     decode the JPEG (or take it from      that is still running, and return at once
 //     the cache), then either augment     the slot goes back to the producer once the
@@ -83,7 +84,8 @@ class ImageBatches {
   // (asynchronously on a GPU); returns how many images it holds (B, or fewer for the last
   // batch of a pass). Rethrows what the producer failed with (a file that stopped decoding).
   int64_t next();
-  // Seconds next() waited for the producer since start_epoch.
+  // Seconds since start_epoch that the device sat idle in next() waiting for the producer
+  // (the host's wait while the device still ran queued steps is not counted).
   double wait_seconds() const { return wait_seconds_; }
   // The host work per epoch so far, summed over workers: decoding, and augmenting.
   double decode_seconds() const;

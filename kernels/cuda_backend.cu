@@ -191,6 +191,13 @@ void CudaBackend::fence_wait(uint64_t fence) {
   CHECK_CUDA(cudaEventSynchronize(fences_[fence % FENCE_EVENTS]));
 }
 
+bool CudaBackend::fence_reached(uint64_t fence) {
+  const cudaError_t status = cudaEventQuery(fences_[fence % FENCE_EVENTS]);
+  if (status == cudaErrorNotReady) return false;
+  CHECK_CUDA(status);
+  return true;
+}
+
 std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& step) {
   // Relaxed mode: the allocator may call cudaMalloc while the step is being recorded.
   std::shared_ptr<CachingAllocator::Pool> pool = allocator_.begin_private_pool();

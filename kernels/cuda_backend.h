@@ -30,6 +30,7 @@ class CudaBackend final : public Backend {
   void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override;
   uint64_t record_fence() override;
   void fence_wait(uint64_t fence) override;
+  bool fence_reached(uint64_t fence) override;
   void set_tf32(bool enabled) override { tf32_ = enabled; }
   // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or
   // this machine has no usable cuDNN. While on, matmul, the convolutions and max pooling hand
