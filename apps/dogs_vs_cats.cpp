@@ -18,7 +18,6 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
-#include <sstream>
 #include <utility>
 
 #include "apps/common/app_options.h"
@@ -137,26 +136,6 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
   if (csv.is_open()) std::printf("Wrote %s\n", csv_path.c_str());
 }
 
-std::vector<int> parse_worker_list(const std::string& list) {
-  std::vector<int> workers;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int w = 0;
-    try {
-      size_t used = 0;
-      w = std::stoi(item, &used);
-      if (used != item.size()) w = 0;
-    } catch (const std::exception&) {
-      w = 0;
-    }
-    if (w < 1) throw apps::UsageError("--data-scaling: '" + item + "' is not a worker count >= 1");
-    workers.push_back(w);
-  }
-  if (workers.empty()) throw apps::UsageError("--data-scaling needs worker counts, e.g. 1,2,4");
-  return workers;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,7 +150,8 @@ int main(int argc, char** argv) {
   int64_t validation_steps = 0;
   int workers = 0, prefetch = 8, image_size = 150;
   bool cache = false, no_augment = false, strict = false, no_graph = false;
-  std::string augment_on = "cpu", scaling, scaling_csv;
+  std::string augment_on = "cpu", scaling_csv;
+  std::vector<int> scaling;
   apps::add_common_flags(app, options, {"folder"});
   app.get_option("--data-dir")
       ->description("the Keras layout: DIR/train/<class>/*.jpg and DIR/validation/<class>/*.jpg "
@@ -195,7 +175,9 @@ int main(int argc, char** argv) {
   app.add_option("--image-size", image_size, "side of the square the images are resized to")
       ->check(CLI::Range(22, 1024));
   app.add_option("--data-scaling", scaling,
-                 "measure the loader alone for these worker counts (e.g. 1,2,4,8,16) and exit");
+                 "measure the loader alone for these worker counts (e.g. 1,2,4,8,16) and exit")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024));
   app.add_option("--data-scaling-csv", scaling_csv, "write --data-scaling's table here");
   apps::add_no_graph_flag(app, no_graph);
   app.footer("Without Kaggle's photos, make a synthetic tree first: make_dogs_cats --out DIR "
@@ -243,7 +225,7 @@ int main(int argc, char** argv) {
     loader.augment_on_device = augment_on == "gpu";
     loader.seed = options.seed;
     if (!scaling.empty()) {
-      data_scaling(train, device, loader, parse_worker_list(scaling), scaling_csv);
+      data_scaling(train, device, loader, scaling, scaling_csv);
       return 0;
     }
 
