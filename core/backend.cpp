@@ -3,6 +3,7 @@
 #include "core/backend.h"
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "cpu/cpu_backend.h"
 #if defined(ENGINE_WITH_CUDA)
 #include "kernels/cuda_backend.h"
@@ -36,6 +37,7 @@ bool device_available(Device device, std::string* why_not) {
 }
 
 Backend& backend_for(Device device) {
+  if (Backend* profiled = profiling_backend(device)) return *profiled;  // --profile
   if (device.is_cpu()) return cpu::backend();
   std::string why;
   if (!device_available(device, &why)) throw DeviceError("cannot use " + to_string(device) + ": " + why);

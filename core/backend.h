@@ -47,6 +47,14 @@ struct Walk3d {
 
 class StepGraph;
 
+// What a device does at best, measured on it: the denominators of every "% of peak" in a
+// profile (core/profiler.h).
+struct MeasuredPeaks {
+  double flops_per_s = 0.0;     // FP32 multiply-adds (2 FLOPs each) per second
+  double bytes_per_s = 0.0;     // memory copy bandwidth, bytes read + written
+  double launch_seconds = 0.0;  // the floor under one op: a kernel launch, or waking threads
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -75,6 +83,16 @@ class Backend {
   virtual void fence_wait(uint64_t fence) = 0;
   // Whether the device has reached `fence`, without waiting.
   virtual bool fence_reached(uint64_t fence) = 0;
+
+  // ---- measurement (core/profiler.h) ---------------------------------------------------
+  // A timestamp in the device's order of work (a CUDA event; the host clock on the CPU).
+  virtual uint64_t record_timer() = 0;
+  // Seconds from timer `start` to timer `end`; waits until the device has reached `end`.
+  virtual double timer_seconds(uint64_t start, uint64_t end) = 0;
+  // Forgets every timer, so their ids and events can be used again.
+  virtual void reset_timers() = 0;
+  // Runs short probes (~0.1-0.5 s) of the FP32 rate, copy bandwidth and launch floor.
+  virtual MeasuredPeaks measure_peaks() = 0;
 
   // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
   // Off by default: the articles compute in FP32. Backends without TF32 ignore it.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/error.h"
 
@@ -47,6 +48,55 @@ void CpuBackend::free_pinned(void* pointer) { std::free(pointer); }
 void CpuBackend::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
+uint64_t CpuBackend::record_timer() {
+  timers_.push_back(std::chrono::steady_clock::now());
+  return timers_.size() - 1;
+}
+
+double CpuBackend::timer_seconds(uint64_t start, uint64_t end) {
+  ENGINE_CHECK(start < timers_.size() && end < timers_.size(), "timer ", start, " or ", end,
+               " was not recorded since the last reset");
+  return std::chrono::duration<double>(timers_[end] - timers_[start]).count();
+}
+
+namespace {
+template <typename Work>
+double median_seconds(int runs, Work&& work) {
+  work();  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+}  // namespace
+
+// The CPU's ceilings, measured the way its ops run: sgemm through this backend's own matmul
+// (all threads), a 256 MiB memcpy, and the cost of waking the OpenMP team for an empty region
+// (the CPU's "launch": what every parallel op pays before any work).
+MeasuredPeaks CpuBackend::measure_peaks() {
+  MeasuredPeaks peaks;
+  constexpr int64_t N = 1024;
+  Tensor a = Tensor::full({N, N}, 1.0f), b = Tensor::full({N, N}, 0.5f), c = Tensor::empty({N, N});
+  peaks.flops_per_s = 2.0 * N * N * N / median_seconds(3, [&] { matmul(a, false, b, false, c, 1.0f, 0.0f); });
+  const size_t bytes = size_t{256} << 20;
+  std::vector<char> src(bytes, 1), dst(bytes);
+  peaks.bytes_per_s = 2.0 * static_cast<double>(bytes) /
+                      median_seconds(3, [&] { std::memcpy(dst.data(), src.data(), bytes); });
+  constexpr int REGIONS = 1000;
+  const int team = num_threads();
+  peaks.launch_seconds = median_seconds(3, [&] {
+    for (int i = 0; i < REGIONS; ++i) {
+#pragma omp parallel num_threads(team)
+      { asm volatile("" ::: "memory"); }
+    }
+  }) / REGIONS;
+  return peaks;
+}
+
 void CpuBackend::copy_within(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memmove(dst, src, bytes);
 }

@@ -1,6 +1,9 @@
 // The CPU backend: OpenBLAS sgemm for matmul, OpenMP loops for everything else.
 // Each op lives in cpu/<op>.cpp; this header only declares the class.
 #pragma once
+#include <chrono>
+#include <vector>
+
 #include "core/backend.h"
 
 namespace engine::cpu {
@@ -40,6 +43,10 @@ class CpuBackend final : public Backend {
   uint64_t record_fence() override { return 0; }
   void fence_wait(uint64_t fence) override { (void)fence; }
   bool fence_reached(uint64_t fence) override { return (void)fence, true; }
+  uint64_t record_timer() override;
+  double timer_seconds(uint64_t start, uint64_t end) override;
+  void reset_timers() override { timers_.clear(); }
+  MeasuredPeaks measure_peaks() override;
 
   void fill(Tensor& y, float value) override;
   void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
@@ -100,6 +107,7 @@ class CpuBackend final : public Backend {
 
  private:
   CachingAllocator allocator_;
+  std::vector<std::chrono::steady_clock::time_point> timers_;
 };
 
 // The process-wide CPU backend.

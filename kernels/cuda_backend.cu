@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/device_probe.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/small_splitk.h"
 
@@ -124,6 +125,7 @@ CudaBackend::~CudaBackend() {
   cudaFree(splitk_counters_);
   cudaFreeHost(staging_);
   for (cudaEvent_t event : fences_) cudaEventDestroy(event);
+  for (cudaEvent_t event : timers_) cudaEventDestroy(event);
 }
 
 std::string CudaBackend::name() const {
@@ -189,6 +191,30 @@ uint64_t CudaBackend::record_fence() {
 
 void CudaBackend::fence_wait(uint64_t fence) {
   CHECK_CUDA(cudaEventSynchronize(fences_[fence % FENCE_EVENTS]));
+}
+
+uint64_t CudaBackend::record_timer() {
+  if (timers_used_ == timers_.size()) {
+    cudaEvent_t event = nullptr;
+    CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventBlockingSync));
+    timers_.push_back(event);
+  }
+  CHECK_CUDA(cudaEventRecord(timers_[timers_used_], g_stream));
+  return timers_used_++;
+}
+
+double CudaBackend::timer_seconds(uint64_t start, uint64_t end) {
+  ENGINE_CHECK(start < timers_used_ && end < timers_used_, "timer ", start, " or ", end,
+               " was not recorded since the last reset");
+  CHECK_CUDA(cudaEventSynchronize(timers_[end]));
+  float ms = 0.0f;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, timers_[start], timers_[end]));
+  return static_cast<double>(ms) * 1e-3;
+}
+
+MeasuredPeaks CudaBackend::measure_peaks() {
+  const DevicePeaks peaks = measure_device_peaks(g_stream);
+  return {peaks.fp32_flops, peaks.copy_bytes_per_s, peaks.launch_seconds};
 }
 
 bool CudaBackend::fence_reached(uint64_t fence) {

@@ -31,6 +31,10 @@ class CudaBackend final : public Backend {
   uint64_t record_fence() override;
   void fence_wait(uint64_t fence) override;
   bool fence_reached(uint64_t fence) override;
+  uint64_t record_timer() override;
+  double timer_seconds(uint64_t start, uint64_t end) override;
+  void reset_timers() override { timers_used_ = 0; }
+  MeasuredPeaks measure_peaks() override;
   void set_tf32(bool enabled) override { tf32_ = enabled; }
   // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or
   // this machine has no usable cuDNN. While on, matmul, the convolutions and max pooling hand
@@ -110,6 +114,8 @@ class CudaBackend final : public Backend {
   // record_fence's events, reused in turn (kernels/cuda_backend.cu says why that is safe).
   std::vector<CUevent_st*> fences_;  // cudaEvent_t, without including the CUDA headers here
   uint64_t fences_recorded_ = 0;
+  std::vector<CUevent_st*> timers_;  // record_timer's events, created as needed
+  size_t timers_used_ = 0;
   // matmul's split-K tile counters (kernels/matmul/small_splitk.h): zeroed once here, and left
   // at zero by every call, so they cost nothing per call and survive graph capture.
   unsigned* splitk_counters_ = nullptr;

@@ -1,8 +1,10 @@
-// Two probes. FMA rate: every thread runs 8 independent FMA chains (enough to cover the
+// Three probes. FMA rate: every thread runs 8 independent FMA chains (enough to cover the
 // 4-cycle FMA latency on each of an SM's 4 schedulers) for 4,096 iterations; 4 blocks of 256
 // threads per SM. On an H100 SXM (132 SMs, 128 FP32 lanes each, ~1.98 GHz boost) the
 // datasheet figure is 132 x 128 x 2 x 1.98e9 = 67 TFLOP/s. Copy: cudaMemcpyAsync of 1 GiB
 // device to device, counting bytes read plus bytes written (DESIGN.md's 3.0 TB/s on H100).
+// Launch: 1,000 launches of an empty kernel back to back, timed on the device: the floor
+// under any kernel, ~2-4 us on a current GPU.
 #include <algorithm>
 #include <vector>
 
@@ -29,6 +31,8 @@ __global__ void fma_probe_kernel(float* out, float seed) {
   for (int c = 0; c < CHAINS; ++c) s += v[c];
   if (s == 12345.678f) out[0] = s;  // never true: keeps the chains from being optimised away
 }
+
+__global__ void empty_kernel() {}
 
 // Median of `runs` timings of `work`, in seconds, measured with events on `stream`.
 template <typename Work>
@@ -82,6 +86,12 @@ DevicePeaks measure_device_peaks(cudaStream_t stream) {
   peaks.copy_bytes_per_s = 2.0 * static_cast<double>(bytes) / copy_seconds;
   CHECK_CUDA(cudaFree(src));
   CHECK_CUDA(cudaFree(dst));
+
+  constexpr int LAUNCHES = 1000;
+  peaks.launch_seconds = median_seconds(stream, 5, [&] {
+    for (int i = 0; i < LAUNCHES; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+    CHECK_LAUNCH();
+  }) / LAUNCHES;
   return peaks;
 }
 

@@ -1,5 +1,5 @@
-// Measured, not assumed: the device's FP32 FMA rate and its device-to-device copy bandwidth,
-// the two ceilings every kernel's "% of peak" is divided by (METHOD.md: measure the ceilings
+// Measured, not assumed: the device's FP32 FMA rate, its device-to-device copy bandwidth and
+// the time one kernel launch takes: the ceilings every kernel's "% of peak" is divided by (METHOD.md: measure the ceilings
 // once on the machine, use those).
 #pragma once
 #include <cuda_runtime.h>
@@ -9,9 +9,10 @@ namespace engine::cuda {
 struct DevicePeaks {
   double fp32_flops = 0.0;       // FLOP/s of independent FMA chains on every SM
   double copy_bytes_per_s = 0.0;  // bytes read + written per second by a large cudaMemcpy
+  double launch_seconds = 0.0;    // one empty kernel in a stream of back-to-back launches
 };
 
-// Runs the two probes on `stream` (~100 ms in all) and returns their medians.
+// Runs the three probes on `stream` (~100 ms in all) and returns their medians.
 DevicePeaks measure_device_peaks(cudaStream_t stream);
 
 }  // namespace engine::cuda

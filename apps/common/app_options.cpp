@@ -11,6 +11,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/logging.h"
+#include "core/profiler.h"
 #include "core/system_info.h"
 #include "cpu/cpu_backend.h"
 
@@ -30,6 +31,9 @@ void add_device_flags(CLI::App& app, CommonOptions& o) {
   app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
       ->check(CLI::Range(0, 4096));
   app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
+  app.add_flag("--profile", o.profile,
+               "time every op on the device (CUDA events; no CUDA graph) and print a table at "
+               "the end: time, FLOPs, bytes, % of the measured peak, what bounds it");
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 }
@@ -69,6 +73,7 @@ Device apply_common_options(const CommonOptions& o) {
   backend_for(device).set_tf32(o.tf32);
   // The GPU backend is one per process: switch the vendor libraries off as well as on.
   if (!device.is_cpu()) backend_for(device).set_vendor_libraries(choice == "cudnn");
+  if (o.profile) enable_profiling(device);  // before the run makes any tensor
   return device;
 }
 
@@ -84,7 +89,9 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     return 2;
   }
   try {
-    return body();
+    const int status = body();
+    for (const Device device : profiled_devices()) print_profile(std::cout, collect_profile(device));
+    return status;
   } catch (const UsageError& e) {
     std::cerr << app.get_name() << ": " << e.what() << "\n";
     return 2;

@@ -27,13 +27,14 @@ struct CommonOptions {
   std::string save_path;
   std::string load_path;
   std::string log_level = "info";
+  bool profile = false;  // --profile: time every op on the device, print the table at the end
 };
 
 // Registers the common flags; `datasets` lists the values --dataset accepts.
 void add_common_flags(CLI::App& app, CommonOptions& options,
                       const std::vector<std::string>& datasets);
 // Only the flags of an app that trains nothing: --device, --cpu, --gpu, --tf32, --seed,
-// --threads, --json, --log-level (add_common_flags adds these too).
+// --threads, --json, --log-level, --profile (add_common_flags adds these too).
 void add_device_flags(CLI::App& app, CommonOptions& options);
 
 // Which backend the flags ask for: "cpu", "gpu" (our kernels) or "cudnn" (the GPU with cuBLAS
@@ -51,7 +52,8 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses argv and runs `body`. Flag errors, UsageError and DeviceError (no usable GPU, out of
+// Parses argv and runs `body`; after a successful body, prints the --profile table of every
+// profiled device. Flag errors, UsageError and DeviceError (no usable GPU, out of
 // device memory) print one line and return 2;
 // any other engine::Error prints one line and returns 1; --help prints help and returns 0.
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);

@@ -1,0 +1,81 @@
+// --profile: where a run's time went, op by op, measured on the device and explained.
+//
+// enable_profiling(device) puts a ProfilingBackend in front of the device's backend: from then
+// on backend_for(device) returns the wrapper, every tensor made afterwards calls its ops through
+// it, and each op call is bracketed by two device timers (CUDA events on a GPU, so the time is
+// the kernel's own, not the host's launch; the host clock on the CPU). The wrapper cannot record
+// CUDA graphs (a graph replays its kernels without calling the ops), so a profiled GPU run
+// launches op by op: it measures each kernel, and the step a little slower than a replay.
+//
+// print_profile() turns the timings into a table, one row per op and shape:
+//   calls, total seconds, % of all op time, FLOPs and bytes per call (from the shapes:
+//   op_cost below), achieved GFLOP/s and GB/s, % of the measured peak, and a verdict:
+//     launch-bound   the call takes under 3x the device's launch floor (MeasuredPeaks):
+//                    overhead, not work, decides its time;
+//     compute-bound  its FLOPs per byte exceed the device's ridge point (peak FLOP/s over
+//                    peak bytes/s): % of the FLOP peak;
+//     memory-bound   otherwise: % of the bandwidth peak.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace engine {
+
+// FLOPs and bytes of one op call: bytes are the tensors it reads and writes, each once (the
+// least traffic the op can have); FLOPs count a multiply-add as 2.
+struct OpCost {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+
+// (m x k) @ (k x n): 2mnk FLOPs; A, B and C once each.
+OpCost matmul_cost(int64_t m, int64_t n, int64_t k, size_t element_bytes = 4);
+// Any one of the three passes of a convolution (forward, backward data, backward filter):
+// the same implicit GEMM of 2 * (batch*out_h*out_w) * out_c * (kh*kw*in_c) FLOPs; bytes are
+// x, w and y once each.
+OpCost conv2d_cost(const Conv2dGeometry& g);
+// An elementwise op over `elements` values: flops_per_element each, `tensors` arrays of that
+// size touched (read or written) once.
+OpCost elementwise_cost(int64_t elements, double flops_per_element, int tensors);
+
+// One row of the profile.
+struct OpProfile {
+  std::string op;     // "matmul"
+  std::string shape;  // "32x784 @ 784x128"
+  int64_t calls = 0;
+  double seconds = 0.0;  // device time, summed over calls
+  OpCost cost;           // per call
+};
+
+struct Profile {
+  std::string device;  // the backend's name
+  MeasuredPeaks peaks;
+  std::vector<OpProfile> ops;  // most time first
+  double op_seconds = 0.0;     // sum over ops
+  double wall_seconds = 0.0;   // since enable_profiling
+};
+
+// From now on, ops on `device` are timed. Measures the device's peaks first (~0.1-0.5 s).
+// Call it before any tensor of the run exists (tensors made earlier keep the plain backend).
+void enable_profiling(Device device);
+bool profiling_enabled(Device device);
+// The profiled backend's wrapper, or nullptr when `device` is not profiled.
+Backend* profiling_backend(Device device);
+
+// Every device enable_profiling was called for.
+std::vector<Device> profiled_devices();
+
+// Waits for the device, then collects every op's timings so far.
+Profile collect_profile(Device device);
+// The table (at most `rows` rows, the rest summed in one line), the ops' share of the wall
+// time, and how to read the verdicts.
+void print_profile(std::ostream& out, const Profile& profile, size_t rows = 25);
+
+// The verdict for one row (see the top of this file).
+std::string verdict(const OpProfile& row, const MeasuredPeaks& peaks);
+
+}  // namespace engine
