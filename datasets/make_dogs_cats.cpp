@@ -10,18 +10,24 @@
 //   * The background is a smooth random field: a few low-frequency sine waves and a gradient blend
 //     two random colours and vary the brightness, with a little grain on top. Every image has its
 //     own palette.
-//   * 1-3 animals of the image's class stand at random places, 10%-60% of the image's short side
-//     tall, tilted by up to 30 degrees either way, mirrored or not, in a random colour with
-//     shading and sometimes stripes; some have a body under the head, most have eyes.
+//   * 1-3 animals of the image's class: the first is the photograph's subject, 35%-60% of the
+//     image's short side tall and near the middle, in front of everything; the others are 10%-40%
+//     and anywhere. Each is tilted by up to 30 degrees either way, mirrored or not, in a random
+//     colour with shading and sometimes stripes; some have a body under the head, most have eyes.
 //       cat: a round head with two pointed, triangular ears on top;
 //       dog: seen from the front, a longer head with a muzzle and two long rounded ears hanging
 //            down its sides; or seen from the side, a head with a snout and one hanging ear.
 //   * 0-2 distractors that both classes share: circles, ellipses, triangles, bars and rounded
-//     rectangles, drawn before or after the animals (so they sometimes hide part of one).
+//     rectangles, 10%-40%, drawn before or after the other animals (sometimes hiding part of one).
 //     A triangle alone or a circle alone says nothing: the class is in how the parts fit together.
 // Colours, sizes, counts, image sizes (each side 100-500 pixels by default), JPEG quality and the
 // share of grayscale (about 5%) and CMYK (about 1%) files come from the same distributions for both
 // classes, so a model that sees only colour histograms or image statistics stays at 50%.
+// Measured on default trees: a logistic regression on colour histograms and channel statistics got
+// 51%-53% on the validation images (seeds 42, 7, 8; the heads and ears are sized so that cats and
+// dogs cover about the same area); the seed-004 CNN (scripts/pytorch/dogs_vs_cats.py --mode
+// compute, no augmentation) went from 50% to 70% in ten epochs while fitting the training images
+// to 85%: learnable, but not trivially.
 //
 // The grayscale and CMYK files are there to exercise a reader's colour conversions. The CMYK files
 // carry an Adobe marker and store inverted values, as Photoshop writes them and as libjpeg-turbo's
@@ -43,7 +49,6 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -416,7 +421,7 @@ std::vector<Layer> cat_layers(Stream& rng, Rgb coat) {
   Layer body;
   maybe_add_body(rng, body.parts);
   const Vec2 head = {0, 0.12f};
-  const float r = rng.uniform(0.33f, 0.39f);
+  const float r = rng.uniform(0.31f, 0.36f);
   body.parts.push_back(circle(head, r));
   body.colour = coat;
 
@@ -424,11 +429,11 @@ std::vector<Layer> cat_layers(Stream& rng, Rgb coat) {
   ears.colour = coat * rng.uniform(0.45f, 0.85f);
   for (float side : {-1.0f, 1.0f}) {
     // The ear leans out by `lean` from straight up; its base spans `half_base` either side of
-    // that direction on the head's rim, its tip stands 1.6-1.95 head radii from the centre.
-    const float lean = side * rng.degrees(28, 45), half_base = rng.degrees(17, 26);
+    // that direction on the head's rim, its tip stands 1.75-2.15 head radii from the centre.
+    const float lean = side * rng.degrees(28, 45), half_base = rng.degrees(20, 28);
     const Vec2 base_a = head + from_up(lean - half_base) * (0.9f * r);
     const Vec2 base_b = head + from_up(lean + half_base) * (0.9f * r);
-    const Vec2 tip = head + from_up(lean + rng.degrees(-5, 5)) * (r * rng.uniform(1.6f, 1.95f));
+    const Vec2 tip = head + from_up(lean + rng.degrees(-5, 5)) * (r * rng.uniform(1.75f, 2.15f));
     ears.parts.push_back(triangle(base_a, base_b, tip));
   }
   std::vector<Layer> layers = {body, ears};
@@ -445,17 +450,17 @@ std::vector<Layer> cat_layers(Stream& rng, Rgb coat) {
 std::vector<Layer> dog_front_layers(Stream& rng, Rgb coat) {
   Layer body;
   maybe_add_body(rng, body.parts);
-  body.parts.push_back(ellipse({0, 0.05f}, {rng.uniform(0.25f, 0.29f), rng.uniform(0.31f, 0.36f)}, 0));
+  body.parts.push_back(ellipse({0, 0.05f}, {rng.uniform(0.27f, 0.31f), rng.uniform(0.33f, 0.38f)}, 0));
   body.parts.push_back(ellipse({0, 0.28f}, {rng.uniform(0.15f, 0.19f), rng.uniform(0.12f, 0.15f)}, 0));
   body.colour = coat;
 
   Layer ears;
   ears.colour = coat * rng.uniform(0.45f, 0.85f);
-  const float ear_length = rng.uniform(0.21f, 0.28f), ear_width = rng.uniform(0.085f, 0.11f);
+  const float ear_length = rng.uniform(0.27f, 0.34f), ear_width = rng.uniform(0.09f, 0.12f);
   for (float side : {-1.0f, 1.0f}) {
     // The ear's lower end swings out by `swing`: turning the ellipse by -side * swing does it.
     const float swing = rng.degrees(8, 25);
-    ears.parts.push_back(ellipse({side * rng.uniform(0.26f, 0.30f), 0.12f}, {ear_width, ear_length},
+    ears.parts.push_back(ellipse({side * rng.uniform(0.26f, 0.30f), 0.17f}, {ear_width, ear_length},
                                  -side * swing));
   }
   std::vector<Layer> layers = {body, ears};
@@ -470,19 +475,19 @@ std::vector<Layer> dog_front_layers(Stream& rng, Rgb coat) {
 std::vector<Layer> dog_side_layers(Stream& rng, Rgb coat) {
   Layer body;
   maybe_add_body(rng, body.parts);
-  body.parts.push_back(ellipse({-0.05f, 0.02f}, {rng.uniform(0.27f, 0.32f), rng.uniform(0.23f, 0.28f)}, 0));
+  body.parts.push_back(ellipse({-0.05f, 0.02f}, {rng.uniform(0.31f, 0.36f), rng.uniform(0.26f, 0.30f)}, 0));
   const float snout_tilt = rng.degrees(-5, 20);
-  body.parts.push_back(box({0.27f, 0.10f}, {rng.uniform(0.16f, 0.20f), rng.uniform(0.08f, 0.11f)},
+  body.parts.push_back(box({0.29f, 0.10f}, {rng.uniform(0.18f, 0.22f), rng.uniform(0.09f, 0.12f)},
                            snout_tilt, 0.07f));
   body.colour = coat;
 
   Layer ear;
   ear.colour = coat * rng.uniform(0.45f, 0.85f);
-  ear.parts.push_back(ellipse({-0.15f, 0.14f}, {rng.uniform(0.08f, 0.11f), rng.uniform(0.20f, 0.27f)},
+  ear.parts.push_back(ellipse({-0.15f, 0.18f}, {rng.uniform(0.09f, 0.12f), rng.uniform(0.25f, 0.32f)},
                               rng.degrees(-5, 20)));
   std::vector<Layer> layers = {body, ear};
   if (rng.chance(0.75f)) {
-    const Vec2 nose = Vec2{0.27f, 0.10f} + Vec2{std::cos(snout_tilt), std::sin(snout_tilt)} * 0.17f;
+    const Vec2 nose = Vec2{0.29f, 0.10f} + Vec2{std::cos(snout_tilt), std::sin(snout_tilt)} * 0.19f;
     layers.push_back(face_marks(rng, {{0.08f, -0.06f}, nose}, 0.045f, coat));
   }
   return layers;
@@ -538,8 +543,9 @@ Rgb figure_colour(Stream& rng, const Palette& background) {
 // The first animal of an image is its subject, as in a photograph: large (35%-60% of the short
 // side) and near the middle. The others, and the distractors, are 10%-40% and anywhere. A model
 // without global pooling, like seed 004's, learns far more easily when the evidence sits where it
-// usually is (measured: with every animal 10%-60% and anywhere, it did not generalise at all in
-// eight epochs).
+// usually is. Measured with the seed-004 CNN: with every animal 10%-60% and anywhere, validation
+// stayed at 50% for eight epochs while training accuracy rose to 64%; with a subject (and the
+// larger ears of this version) it reached 70% in ten.
 enum class Role { Subject, Other };
 
 Figure make_figure(Stream& rng, Kind kind, Role role, const Canvas& canvas, const Palette& background) {
@@ -800,8 +806,13 @@ Written make_image(const Settings& s, const Job& job) {
 
 // A file this program writes: cat.N.jpg or dog.N.jpg.
 bool is_generated_name(const std::string& name) {
-  static const std::regex pattern(R"((cat|dog)\.[0-9]+\.jpg)");
-  return std::regex_match(name, pattern);
+  const std::string ext = ".jpg";
+  if (name.size() <= 4 + ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0) {
+    return false;
+  }
+  if (name.compare(0, 4, "cat.") != 0 && name.compare(0, 4, "dog.") != 0) return false;
+  const std::string digits = name.substr(4, name.size() - 4 - ext.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Refuses a non-empty train/ or validation/ without --force; with it, removes the files an earlier
