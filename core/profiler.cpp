@@ -35,6 +35,7 @@ OpCost elementwise_cost(int64_t elements, double flops_per_element, int tensors)
 namespace {
 
 constexpr size_t MAX_PENDING = 4096;  // timer pairs kept before they are read and reused
+std::string si(double value, const char* unit);  // "1.23 MB": below
 
 std::string dims(const Tensor& t) {
   std::string s;
@@ -75,22 +76,22 @@ class ProfilingBackend final : public Backend {
   std::string name() const override { return inner_.name(); }
   CachingAllocator& allocator() override { return inner_.allocator(); }
   void copy_from_host(void* dst, const void* src, size_t bytes) override {
-    timed("copy host->device", "", {0.0, static_cast<double>(bytes)},
+    timed("copy host->device", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
           [&] { inner_.copy_from_host(dst, src, bytes); });
   }
   void copy_to_host(void* dst, const void* src, size_t bytes) override {
-    timed("copy device->host", "", {0.0, static_cast<double>(bytes)},
+    timed("copy device->host", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
           [&] { inner_.copy_to_host(dst, src, bytes); });
   }
   void copy_within(void* dst, const void* src, size_t bytes) override {
-    timed("copy device->device", "", {0.0, 2.0 * static_cast<double>(bytes)},
+    timed("copy device->device", si(static_cast<double>(bytes), "B"), {0.0, 2.0 * static_cast<double>(bytes)},
           [&] { inner_.copy_within(dst, src, bytes); });
   }
   void synchronize() override { inner_.synchronize(); }
   void* allocate_pinned(size_t bytes) override { return inner_.allocate_pinned(bytes); }
   void free_pinned(void* pointer) override { inner_.free_pinned(pointer); }
   void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override {
-    timed("copy host->device (pinned, async)", "", {0.0, static_cast<double>(bytes)},
+    timed("copy host->device (pinned, async)", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
           [&] { inner_.copy_from_pinned_async(dst, src, bytes); });
   }
   uint64_t record_fence() override { return inner_.record_fence(); }
