@@ -3,6 +3,7 @@
 // TF32 tensor cores; with --device cudnn (vendor()), cuDNN's instead. The split-K workspace
 // comes from the caching allocator: no cudaMalloc in a training step, and a captured graph
 // finds the same addresses on replay.
+#include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
@@ -41,6 +42,13 @@ void CudaBackend::conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy
 void CudaBackend::conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
                                          Tensor& dw) {
   if (vendor()) return vendor::cudnn_conv2d_backward_filter(g, x, dy, dw, tf32_);
+  if (conv::few_channels_filter_fits(g, dy.data<float>())) {  // a first layer: 1 or 3 channels
+    const Tensor workspace = Tensor::empty(
+        {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, device());
+    conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
+                                       workspace.data<float>(), multiprocessor_count(), stream());
+    return;
+  }
   run_pass(conv::Pass::BackwardFilter, g, tf32_, device(), [&](const conv::Tiling& t, float* workspace) {
     conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), dw.data<float>(), workspace, stream());
   });

@@ -320,11 +320,14 @@ TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
     int64_t size, in_c, out_c;
     Padding padding;
   };
-  // Seed 003's CIFAR-10 CNN (same padding) and seed 004's MNIST CNN (valid).
+  // Seed 003's CIFAR-10 CNN (same padding) and seed 004's MNIST CNN and Dogs vs Cats (valid).
   const Layer layers[] = {{32, 3, 32, Padding::Same},   {32, 32, 32, Padding::Same},
                           {16, 32, 64, Padding::Same},  {16, 64, 64, Padding::Same},
                           {8, 64, 128, Padding::Same},  {8, 128, 128, Padding::Same},
-                          {28, 1, 32, Padding::Valid},  {26, 32, 64, Padding::Valid}};
+                          {28, 1, 32, Padding::Valid},  {26, 32, 64, Padding::Valid},
+                          // seed 004's Dogs vs Cats: the first layer takes the few-channels
+                          // filter-gradient kernel (kernels/conv/backward_filter_few_channels.cu)
+                          {150, 3, 32, Padding::Valid}, {74, 32, 32, Padding::Valid}};
   for (const Layer& l : layers) {
     const Conv2dGeometry g = geometry(4, l.size, l.size, l.in_c, 3, 3, l.out_c, 1, 1, l.padding);
     check_backend_passes(gpu, g, random_operands(g, rng), false);
