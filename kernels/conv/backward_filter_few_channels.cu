@@ -42,7 +42,7 @@ struct Args {
 };
 
 template <int C>
-__global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_kernel(Args p) {
   constexpr int TAPS = 9 * C;
   const int groups = p.out_c / 4;  // threads per pixel
   const int group = threadIdx.x % groups;
@@ -54,10 +54,13 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
 
   const int64_t begin = blockIdx.x * p.pixels_per_block;
   const int64_t end = begin + p.pixels_per_block < p.pixels ? begin + p.pixels_per_block : p.pixels;
-  for (int64_t k = begin + slot; k < end; k += slots) {
-    const int ow = static_cast<int>(k % p.out_w);
-    const int oh = static_cast<int>((k / p.out_w) % p.out_h);
-    const int64_t n = k / (int64_t{p.out_w} * p.out_h);
+  // The pixel k = (n, oh, ow) is decoded once and then walked forward `slots` at a time: a
+  // 64-bit division per pixel would cost as much as the pixel's 108 multiply-adds.
+  int64_t k = begin + slot;
+  int ow = static_cast<int>(k % p.out_w);
+  int oh = static_cast<int>((k / p.out_w) % p.out_h);
+  int64_t n = k / (int64_t{p.out_w} * p.out_h);
+  for (; k < end; k += slots) {
     const float4 d = __ldg(reinterpret_cast<const float4*>(p.dy + k * p.out_c) + group);
 #pragma unroll
     for (int kh = 0; kh < 3; ++kh) {
@@ -76,6 +79,13 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
           a[2] = fmaf(v, d.z, a[2]);
           a[3] = fmaf(v, d.w, a[3]);
         }
+      }
+    }
+    for (ow += slots; ow >= p.out_w;) {  // next pixel of this thread: rows wrap, then images
+      ow -= p.out_w;
+      if (++oh == p.out_h) {
+        oh = 0;
+        ++n;
       }
     }
   }
