@@ -29,6 +29,9 @@ namespace engine::cuda::conv {
 namespace {
 
 constexpr int THREADS = 256;
+// 108 accumulators take 152 registers, so one block of 256 threads fits an SM; the grid is two
+// waves of them. (Forcing two blocks per SM, 128 registers, spilled: 0.40 ms instead of 0.31
+// for Dogs vs Cats' first layer, measured on an H100.)
 constexpr int BLOCKS_PER_SM = 2;
 constexpr int MIN_PIXELS_PER_THREAD = 8;  // below this a block is mostly start-up and reduction
 
@@ -42,7 +45,7 @@ struct Args {
 };
 
 template <int C>
-__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_kernel(Args p) {
+__global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
   constexpr int TAPS = 9 * C;
   const int groups = p.out_c / 4;  // threads per pixel
   const int group = threadIdx.x % groups;
