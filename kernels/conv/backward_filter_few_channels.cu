@@ -7,9 +7,9 @@
 // its own bounds check. --profile measured it at 0.9 ms per call, 1.3 TFLOP/s, a quarter of
 // that app's device time.
 //
-// Here the reduction is spread over threads instead: a thread owns 4 output channels (one
-// float4 of dy's row) and all 9*C taps, so 36*C accumulators in registers (108 for RGB). The
-// out_c/4 threads of one pixel read its dy row together (coalesced) and the same 9*C values
+// Here the reduction is spread over threads instead: a thread owns CH = 2 output channels (one
+// float2 of dy's row) and all 9*C taps, so 18*C accumulators in registers (54 for RGB). The
+// out_c/2 threads of one pixel read its dy row together (coalesced) and the same 9*C values
 // of x (one broadcast from L1, which the 9 overlapping windows of neighbouring pixels share).
 // Each block walks a fixed run of pixels; at the end it adds its threads' accumulators in
 // shared memory, tap by tap, and writes one partial dw to the workspace; split_k_reduce adds
@@ -29,9 +29,10 @@ namespace engine::cuda::conv {
 namespace {
 
 constexpr int THREADS = 256;
-// 108 accumulators take 152 registers, so one block of 256 threads fits an SM; the grid is two
-// waves of them. (Forcing two blocks per SM, 128 registers, spilled: 0.40 ms instead of 0.31
-// for Dogs vs Cats' first layer, measured on an H100.)
+// Output channels per thread. With 4 (a float4 of dy, 108 accumulators for RGB) a thread took
+// 152 registers, one block of 256 fit an SM, and the first layer's call took 0.27 ms on an H100
+// (forcing two blocks: spills, 0.40 ms). With 2, 54 accumulators fit two blocks per SM without spills.
+constexpr int CH = 2;
 constexpr int BLOCKS_PER_SM = 2;
 constexpr int MIN_PIXELS_PER_THREAD = 8;  // below this a block is mostly start-up and reduction
 
@@ -45,15 +46,15 @@ struct Args {
 };
 
 template <int C>
-__global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_kernel(Args p) {
   constexpr int TAPS = 9 * C;
-  const int groups = p.out_c / 4;  // threads per pixel
+  const int groups = p.out_c / CH;  // threads per pixel
   const int group = threadIdx.x % groups;
   const int slot = threadIdx.x / groups;
   const int slots = THREADS / groups;
-  float acc[TAPS][4];
+  float acc[TAPS][CH];
 #pragma unroll
-  for (int t = 0; t < TAPS; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+  for (int t = 0; t < TAPS; ++t) acc[t][0] = acc[t][1] = 0.0f;
 
   const int64_t begin = blockIdx.x * p.pixels_per_block;
   const int64_t end = begin + p.pixels_per_block < p.pixels ? begin + p.pixels_per_block : p.pixels;
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
   int oh = static_cast<int>((k / p.out_w) % p.out_h);
   int64_t n = k / (int64_t{p.out_w} * p.out_h);
   for (; k < end; k += slots) {
-    const float4 d = __ldg(reinterpret_cast<const float4*>(p.dy + k * p.out_c) + group);
+    const float2 d = __ldg(reinterpret_cast<const float2*>(p.dy + k * p.out_c) + group);
 #pragma unroll
     for (int kh = 0; kh < 3; ++kh) {
       const int ih = oh * p.stride_h + kh - p.pad_top;
@@ -79,8 +80,6 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
           float* a = acc[(kh * 3 + kw) * C + c];
           a[0] = fmaf(v, d.x, a[0]);
           a[1] = fmaf(v, d.y, a[1]);
-          a[2] = fmaf(v, d.z, a[2]);
-          a[3] = fmaf(v, d.w, a[3]);
         }
       }
     }
@@ -93,14 +92,13 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
     }
   }
 
-  // The block's sum, tap by tap: every slot's 4 values into shared memory, then out_c threads
+  // The block's sum, tap by tap: every slot's CH values into shared memory, then out_c threads
   // add the slots' in order.
-  __shared__ float sums[THREADS * 4];
+  __shared__ float sums[THREADS * CH];
   float* out = p.partial + int64_t{blockIdx.x} * TAPS * p.out_c;
 #pragma unroll
   for (int t = 0; t < TAPS; ++t) {
-    *reinterpret_cast<float4*>(sums + (slot * groups + group) * 4) =
-        make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]);
+    *reinterpret_cast<float2*>(sums + (slot * groups + group) * CH) = make_float2(acc[t][0], acc[t][1]);
     __syncthreads();  // every slot's values are in
     if (threadIdx.x < p.out_c) {
       float s = 0.0f;
@@ -113,7 +111,7 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_kernel(Args p) {
 
 int64_t blocks_for(const Conv2dGeometry& g, int multiprocessors) {
   const int64_t pixels = g.batch * g.out_h * g.out_w;
-  const int64_t slots = THREADS / (g.out_c / 4);
+  const int64_t slots = THREADS / (g.out_c / CH);
   const int64_t by_work = (pixels + slots * MIN_PIXELS_PER_THREAD - 1) / (slots * MIN_PIXELS_PER_THREAD);
   return std::max<int64_t>(1, std::min<int64_t>(by_work, int64_t{BLOCKS_PER_SM} * multiprocessors));
 }
@@ -123,7 +121,7 @@ int64_t blocks_for(const Conv2dGeometry& g, int multiprocessors) {
 bool few_channels_filter_fits(const Conv2dGeometry& g, const float* dy) {
   const bool power_of_two = g.out_c >= 4 && g.out_c <= 128 && (g.out_c & (g.out_c - 1)) == 0;
   return g.kernel_h == 3 && g.kernel_w == 3 && (g.in_c == 1 || g.in_c == 3) && power_of_two &&
-         g.batch * g.out_h * g.out_w > 0 && reinterpret_cast<uintptr_t>(dy) % 16 == 0;
+         g.batch * g.out_h * g.out_w > 0 && reinterpret_cast<uintptr_t>(dy) % (CH * sizeof(float)) == 0;
 }
 
 int64_t few_channels_workspace_floats(const Conv2dGeometry& g, int multiprocessors) {

@@ -10,7 +10,7 @@
 namespace engine::cuda::conv {
 
 // Whether the few-channels kernel takes this shape: 3x3 filters, in_c 1 or 3, out_c a power of
-// two from 4 to 128, a non-empty batch, dy 16-byte aligned.
+// two from 4 to 128, a non-empty batch, dy 8-byte aligned.
 bool few_channels_filter_fits(const Conv2dGeometry& g, const float* dy);
 
 // Floats of workspace few_channels_backward_filter needs: one partial dw per block.
