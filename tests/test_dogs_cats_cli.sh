@@ -47,6 +47,10 @@ expect_status 0 "--cache, --no-augment, --data-scaling 1,2" -- "$app" "${small[@
   --no-augment --data-scaling 1,2 --data-scaling-csv "$tmp/scaling.csv"
 expect_text "$tmp/scaling.csv" "workers,seconds,images_per_second"
 
+expect_status 0 "a batch larger than the data set (one step of all 48 images)" -- "$app" \
+  "${small[@]}" --epochs 1 --batch-size 64
+expect_text "$tmp/out" "1/1 [" "(16 images)"
+
 # Bad files: skipped with a warning that names them and counts them, labels unharmed.
 cats=$data/train/cats
 head -c 2000 "$cats/$(ls "$cats" | head -1)" > "$cats/truncated.jpg"
