@@ -14,7 +14,7 @@
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
 #include "datasets/cifar10.h"
-#include "nn/layers.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
@@ -22,22 +22,6 @@ using namespace engine;
 namespace {
 
 constexpr int64_t kValidationImages = 1000;  // the article's test_images[:1000]
-
-nn::Sequential make_model(bool relu) {
-  const Activation conv = relu ? Activation::Relu : Activation::None;
-  return nn::Sequential{nn::conv2d(32, 3, Padding::Same, conv),
-                        nn::conv2d(32, 3, Padding::Same, conv),
-                        nn::max_pool2d(2),
-                        nn::conv2d(64, 3, Padding::Same, conv),
-                        nn::conv2d(64, 3, Padding::Same, conv),
-                        nn::max_pool2d(2),
-                        nn::conv2d(128, 3, Padding::Same, conv),
-                        nn::conv2d(128, 3, Padding::Same, conv),
-                        nn::flatten(),
-                        nn::dropout(0.3f),
-                        nn::dense(128, Activation::Relu),
-                        nn::dense(10, Activation::Softmax)};
-}
 
 }  // namespace
 
@@ -80,7 +64,7 @@ int main(int argc, char** argv) {
       validation = apps::to_dataset(data.test, image, device, std::min(kValidationImages, tests));
     }
 
-    nn::Sequential model = make_model(relu);
+    nn::Sequential model = nn::cifar10_cnn(relu);
     apps::TrainingPlan plan;
     plan.optimizer = std::make_unique<nn::Adam>();
     plan.validation = &validation;

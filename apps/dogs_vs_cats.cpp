@@ -25,25 +25,13 @@
 #include "core/backend.h"
 #include "datasets/image_batches.h"
 #include "datasets/image_folder.h"
-#include "nn/layers.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
 
 namespace {
 
-nn::Sequential make_model() {
-  return nn::Sequential{nn::conv2d(32, 3, Padding::Valid, Activation::Relu),
-                        nn::max_pool2d(2),
-                        nn::conv2d(32, 3, Padding::Valid, Activation::Relu),
-                        nn::max_pool2d(2),
-                        nn::conv2d(64, 3, Padding::Valid, Activation::Relu),
-                        nn::max_pool2d(2),
-                        nn::flatten(),
-                        nn::dense(64, Activation::Relu),
-                        nn::dropout(0.5f),
-                        nn::dense(1, Activation::Sigmoid)};
-}
 
 // fit()'s view of the loader: the loader's device tensors are the rows every step gathers,
 // always all of them in order (the loader already shuffled), so the index is fixed.
@@ -247,7 +235,7 @@ int main(int argc, char** argv) {
                 cache ? "decoded once (--cache)" : "decoding every epoch",
                 no_augment ? "off" : augment_on == "gpu" ? "on the GPU" : "on the CPU");
 
-    nn::Sequential model = make_model();
+    nn::Sequential model = nn::dogs_vs_cats_cnn();
     apps::TrainingPlan plan;
     plan.optimizer = std::make_unique<nn::RMSprop>();
     plan.loss = nn::Loss::BinaryCrossentropy;

@@ -13,25 +13,10 @@
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
 #include "datasets/mnist.h"
-#include "nn/layers.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
-
-namespace {
-
-nn::Sequential make_model() {
-  return nn::Sequential{nn::conv2d(32, 3, Padding::Valid, Activation::Relu),
-                        nn::conv2d(64, 3, Padding::Valid, Activation::Relu),
-                        nn::max_pool2d(2),
-                        nn::dropout(0.25f),
-                        nn::flatten(),
-                        nn::dense(128, Activation::Relu),
-                        nn::dropout(0.5f),
-                        nn::dense(10, Activation::Softmax)};
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Seed 004: the Keras MNIST CNN, seconds per epoch on CPU, GPU or cuDNN",
@@ -65,7 +50,7 @@ int main(int argc, char** argv) {
                               test_images > 0 ? std::min(test_images, data.test.count) : -1);
     }
 
-    nn::Sequential model = make_model();
+    nn::Sequential model = nn::mnist_cnn();
     apps::TrainingPlan plan;
     plan.optimizer = std::make_unique<nn::Adadelta>();
     plan.validation = &test;  // as the Keras example validates

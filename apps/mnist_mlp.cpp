@@ -12,27 +12,10 @@
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
 #include "datasets/mnist.h"
-#include "nn/layers.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
-
-namespace {
-
-nn::Sequential make_model(bool wide) {
-  if (wide) {
-    return nn::Sequential{nn::flatten(),
-                          nn::dense(1000, Activation::Relu),
-                          nn::dropout(0.2f),
-                          nn::dense(1000, Activation::Relu),
-                          nn::dropout(0.2f),
-                          nn::dense(10, Activation::Softmax)};
-  }
-  return nn::Sequential{nn::flatten(), nn::dense(128, Activation::Relu), nn::dropout(0.2f),
-                        nn::dense(10, Activation::Softmax)};
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Seed 000: MNIST MLP (Keras tutorial model), timed on CPU or GPU", "mnist_mlp"};
@@ -53,7 +36,7 @@ int main(int argc, char** argv) {
     const nn::Dataset train = apps::to_dataset(data.train, image, device);
     const nn::Dataset test = apps::to_dataset(data.test, image, device);
 
-    nn::Sequential model = make_model(wide);
+    nn::Sequential model = nn::seed_mlp(wide);
     apps::TrainingPlan plan;
     plan.optimizer = std::make_unique<nn::Adam>();
     plan.use_graph = !no_graph;

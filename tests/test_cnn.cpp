@@ -9,33 +9,12 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "nn/layers.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
 
 namespace {
-
-// Seed 003's CIFAR-10 CNN (no activation on the convolutions, as in the article).
-nn::Sequential cifar10_cnn() {
-  return nn::Sequential{nn::conv2d(32, 3, Padding::Same),  nn::conv2d(32, 3, Padding::Same),
-                        nn::max_pool2d(2),                 nn::conv2d(64, 3, Padding::Same),
-                        nn::conv2d(64, 3, Padding::Same),  nn::max_pool2d(2),
-                        nn::conv2d(128, 3, Padding::Same), nn::conv2d(128, 3, Padding::Same),
-                        nn::flatten(),                     nn::dropout(0.3f),
-                        nn::dense(128, Activation::Relu),  nn::dense(10, Activation::Softmax)};
-}
-
-// Seed 004's Keras MNIST CNN.
-nn::Sequential mnist_cnn() {
-  return nn::Sequential{nn::conv2d(32, 3, Padding::Valid, Activation::Relu),
-                        nn::conv2d(64, 3, Padding::Valid, Activation::Relu),
-                        nn::max_pool2d(2),
-                        nn::dropout(0.25f),
-                        nn::flatten(),
-                        nn::dense(128, Activation::Relu),
-                        nn::dropout(0.5f),
-                        nn::dense(10, Activation::Softmax)};
-}
 
 // 8x8 grey images with one bright 3-pixel bar on a noisy background: class 1 when the bar is
 // vertical, 0 when horizontal. A position-independent pattern: what convolutions are for.
@@ -61,7 +40,7 @@ bool contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("summary of the seed CNNs: Keras' layer names, output shapes and parameter counts") {
-  nn::Sequential cifar = cifar10_cnn();
+  nn::Sequential cifar = nn::cifar10_cnn();
   cifar.build({32, 32, 3}, Device::cpu(), 0);
   std::ostringstream out;
   cifar.summary(out);
@@ -76,13 +55,25 @@ TEST_CASE("summary of the seed CNNs: Keras' layer names, output shapes and param
   CHECK(contains(text, " flatten (Flatten)           (None, 8192)              0"));
   CHECK(contains(text, " dense (Dense)               (None, 128)               1048704"));
 
-  nn::Sequential mnist = mnist_cnn();
+  nn::Sequential mnist = nn::mnist_cnn();
   mnist.build({28, 28, 1}, Device::cpu(), 0);
   CHECK(mnist.parameter_count() == 1199882);
   std::ostringstream mnist_out;
   mnist.summary(mnist_out);
   CHECK(contains(mnist_out.str(), " conv2d_1 (Conv2D)           (None, 24, 24, 64)        18496"));
   CHECK(contains(mnist_out.str(), " flatten (Flatten)           (None, 9216)              0"));
+}
+
+TEST_CASE("summary of seed 004's Dogs-vs-Cats CNN at 150x150: Keras' shapes and 1,212,513 parameters") {
+  nn::Sequential dogs = nn::dogs_vs_cats_cnn();
+  dogs.build({150, 150, 3}, Device::cpu(), 0);
+  CHECK(dogs.parameter_count() == 1212513);
+  std::ostringstream out;
+  dogs.summary(out);
+  INFO(out.str());
+  CHECK(contains(out.str(), " conv2d (Conv2D)             (None, 148, 148, 32)      896"));
+  CHECK(contains(out.str(), " flatten (Flatten)           (None, 18496)             0"));
+  CHECK(contains(out.str(), " dense_1 (Dense)             (None, 1)                 65"));
 }
 
 TEST_CASE("Conv2D and MaxPool2D refuse bad settings and inputs that are not images") {

@@ -9,21 +9,12 @@
 #include "core/ops.h"
 #include "nn/layers.h"
 #include "nn/progress.h"
+#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 using namespace engine;
 
 namespace {
-
-nn::Sequential seed000_model(bool wide) {
-  if (wide) {
-    return nn::Sequential{nn::flatten(), nn::dense(1000, Activation::Relu), nn::dropout(0.2f),
-                          nn::dense(1000, Activation::Relu), nn::dropout(0.2f),
-                          nn::dense(10, Activation::Softmax)};
-  }
-  return nn::Sequential{nn::flatten(), nn::dense(128, Activation::Relu), nn::dropout(0.2f),
-                        nn::dense(10, Activation::Softmax)};
-}
 
 // A small separable problem: class = which half of the features holds the larger sum.
 nn::Dataset toy_data(int64_t n, uint64_t seed) {
@@ -45,7 +36,7 @@ nn::Dataset toy_data(int64_t n, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("summary prints the Keras 2 table with the seed models' parameter counts") {
-  nn::Sequential small = seed000_model(false);
+  nn::Sequential small = nn::seed_mlp(false);
   small.build({28, 28}, Device::cpu(), 0);
   std::ostringstream out;
   small.summary(out);
@@ -55,13 +46,13 @@ TEST_CASE("summary prints the Keras 2 table with the seed models' parameter coun
   CHECK(text.find(" dense (Dense)               (None, 128)               100480") != std::string::npos);
   CHECK(text.find(" dense_1 (Dense)             (None, 10)                1290") != std::string::npos);
   CHECK(text.find("dropout (Dropout)") != std::string::npos);
-  nn::Sequential wide = seed000_model(true);
+  nn::Sequential wide = nn::seed_mlp(true);
   wide.build({28, 28}, Device::cpu(), 0);
   CHECK(wide.parameter_count() == 1796010);
 }
 
 TEST_CASE("Glorot-uniform kernels within their limit, zero biases, same seed same weights") {
-  nn::Sequential a = seed000_model(false), b = seed000_model(false), c = seed000_model(false);
+  nn::Sequential a = nn::seed_mlp(false), b = nn::seed_mlp(false), c = nn::seed_mlp(false);
   a.build({28, 28}, Device::cpu(), 5);
   b.build({28, 28}, Device::cpu(), 5);
   c.build({28, 28}, Device::cpu(), 6);
