@@ -80,10 +80,6 @@ void warn_skipped(const datasets::ImageFolder& folder) {
   if (!folder.skipped.empty()) std::cout << datasets::describe_skipped(folder);
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // --data-scaling: the loader alone (decode + augment + transfer, no training) for each worker
 // count, one pass over the training images each; prints images/s and writes a CSV.
 void data_scaling(const datasets::ImageFolder& train, Device device,
@@ -110,7 +106,7 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
     batches.start_epoch(1, steps);
     for (int64_t s = 0; s < steps; ++s) batches.next();
     backend_for(device).synchronize();
-    const double seconds = seconds_since(start);
+    const double seconds = apps::seconds_since(start);
     const double images = static_cast<double>(batches.size());
     const double decode_ms = batches.decode_seconds() / images * 1e3;
     const double augment_ms = batches.augment_seconds() / images * 1e3;
@@ -202,7 +198,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(std::count(train.labels.begin(), train.labels.end(), 0)),
                 train.classes[1].c_str(),
                 static_cast<long long>(std::count(train.labels.begin(), train.labels.end(), 1)),
-                static_cast<long long>(validation.size()), seconds_since(scan_start));
+                static_cast<long long>(validation.size()), apps::seconds_since(scan_start));
 
     datasets::ImageBatchOptions loader;
     loader.height = loader.width = image_size;

@@ -65,12 +65,13 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
   const auto pixels = static_cast<size_t>(batch * image_bytes_);
   slots_.resize(static_cast<size_t>(options_.prefetch));
   for (Slot& slot : slots_) {
-    if (options_.augment_on_device) {
+    if (options_.augment_on_device) {  // bytes and their transforms; the device augments
       slot.pixels = static_cast<uint8_t*>(backend.allocate_pinned(pixels));
-    } else {
+      slot.transforms =
+          static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
+    } else {  // floats, augmented here
       slot.values = static_cast<float*>(backend.allocate_pinned(pixels * sizeof(float)));
     }
-    slot.transforms = static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
     slot.labels = static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * sizeof(float)));
     free_.push_back(&slot);
   }
@@ -184,7 +185,7 @@ void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64
                 ? transform_for(options_.augment_config, height, width, options_.seed, epoch,
                                 static_cast<int64_t>(sample))
                 : identity_transform();
-        std::copy(m.begin(), m.end(), slot.transforms + i * 6);
+        if (options_.augment_on_device) std::copy(m.begin(), m.end(), slot.transforms + i * 6);
         // Where this image's bytes come from, and where they go.
         const auto start = std::chrono::steady_clock::now();
         const uint8_t* pixels;

@@ -70,7 +70,6 @@ class ImageBatches {
   int64_t size() const { return static_cast<int64_t>(folder_.paths.size()); }
   int64_t batch_size() const { return options_.batch_size; }
   int workers() const { return options_.workers; }  // resolved: never 0
-  const ImageFolder& folder() const { return folder_; }
   // The device tensors every batch is written into: x (B, H, W, 3) F32, y (B,) F32.
   const Tensor& x() const { return x_; }
   const Tensor& y() const { return y_; }
@@ -95,7 +94,7 @@ class ImageBatches {
   struct Slot {
     uint8_t* pixels = nullptr;  // pinned: B*H*W*3 bytes (augment on the device)
     float* values = nullptr;    // pinned: B*H*W*3 floats (augment on the host)
-    float* transforms = nullptr;  // pinned: B*6 floats
+    float* transforms = nullptr;  // pinned: B*6 floats (augment on the device)
     float* labels = nullptr;      // pinned: B floats
     int64_t count = 0;
     int64_t epoch = 0;  // the epoch the batch belongs to
