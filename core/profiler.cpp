@@ -22,8 +22,8 @@ OpCost matmul_cost(int64_t m, int64_t n, int64_t k, size_t element_bytes) {
 OpCost conv2d_cost(const Conv2dGeometry& g) {
   const double flops = 2.0 * static_cast<double>(g.gemm_m()) * static_cast<double>(g.gemm_n()) *
                        static_cast<double>(g.gemm_k());
-  const double bytes = 4.0 * static_cast<double>(numel(g.x_shape()) + numel(g.w_shape()) +
-                                                 numel(g.y_shape()));
+  const double bytes =
+      4.0 * static_cast<double>(numel(g.x_shape()) + numel(g.w_shape()) + numel(g.y_shape()));
   return {flops, bytes};
 }
 
@@ -34,7 +34,7 @@ OpCost elementwise_cost(int64_t elements, double flops_per_element, int tensors)
 
 namespace {
 
-constexpr size_t MAX_PENDING = 4096;  // timer pairs kept before they are read and reused
+constexpr size_t MAX_PENDING = 4096;             // timer pairs kept before they are read and reused
 std::string si(double value, const char* unit);  // "1.23 MB": below
 
 std::string dims(const Tensor& t) {
@@ -76,22 +76,23 @@ class ProfilingBackend final : public Backend {
   std::string name() const override { return inner_.name(); }
   CachingAllocator& allocator() override { return inner_.allocator(); }
   void copy_from_host(void* dst, const void* src, size_t bytes) override {
-    timed("copy host->device", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
-          [&] { inner_.copy_from_host(dst, src, bytes); });
+    timed("copy host->device", si(static_cast<double>(bytes), "B"),
+          {0.0, static_cast<double>(bytes)}, [&] { inner_.copy_from_host(dst, src, bytes); });
   }
   void copy_to_host(void* dst, const void* src, size_t bytes) override {
-    timed("copy device->host", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
-          [&] { inner_.copy_to_host(dst, src, bytes); });
+    timed("copy device->host", si(static_cast<double>(bytes), "B"),
+          {0.0, static_cast<double>(bytes)}, [&] { inner_.copy_to_host(dst, src, bytes); });
   }
   void copy_within(void* dst, const void* src, size_t bytes) override {
-    timed("copy device->device", si(static_cast<double>(bytes), "B"), {0.0, 2.0 * static_cast<double>(bytes)},
-          [&] { inner_.copy_within(dst, src, bytes); });
+    timed("copy device->device", si(static_cast<double>(bytes), "B"),
+          {0.0, 2.0 * static_cast<double>(bytes)}, [&] { inner_.copy_within(dst, src, bytes); });
   }
   void synchronize() override { inner_.synchronize(); }
   void* allocate_pinned(size_t bytes) override { return inner_.allocate_pinned(bytes); }
   void free_pinned(void* pointer) override { inner_.free_pinned(pointer); }
   void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override {
-    timed("copy host->device (pinned, async)", si(static_cast<double>(bytes), "B"), {0.0, static_cast<double>(bytes)},
+    timed("copy host->device (pinned, async)", si(static_cast<double>(bytes), "B"),
+          {0.0, static_cast<double>(bytes)},
           [&] { inner_.copy_from_pinned_async(dst, src, bytes); });
   }
   uint64_t record_fence() override { return inner_.record_fence(); }
@@ -99,7 +100,9 @@ class ProfilingBackend final : public Backend {
   bool fence_reached(uint64_t fence) override { return inner_.fence_reached(fence); }
   // The wrapper's own timers are the inner backend's: nobody else may use them meanwhile.
   uint64_t record_timer() override { throw Error("a profiled backend's timers are in use"); }
-  double timer_seconds(uint64_t, uint64_t) override { throw Error("a profiled backend's timers are in use"); }
+  double timer_seconds(uint64_t, uint64_t) override {
+    throw Error("a profiled backend's timers are in use");
+  }
   void reset_timers() override {}
   MeasuredPeaks measure_peaks() override { return peaks_; }
   void set_tf32(bool enabled) override { inner_.set_tf32(enabled); }
@@ -117,92 +120,97 @@ class ProfilingBackend final : public Backend {
               float beta) override {
     const int64_t m = c.dim(0), n = c.dim(1), k = ta ? a.dim(0) : a.dim(1);
     const std::string shape = dims(a) + (ta ? "^T" : "") + " @ " + dims(b) + (tb ? "^T" : "");
-    timed("matmul", shape, matmul_cost(m, n, k), [&] { inner_.matmul(a, ta, b, tb, c, alpha, beta); });
+    timed("matmul", shape, matmul_cost(m, n, k),
+          [&] { inner_.matmul(a, ta, b, tb, c, alpha, beta); });
   }
   void bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
                                Tensor& y) override {
-    timed("bias_activation_forward", dims(x), ew(y, 2.0, {&x, &bias, &y}),
+    timed("bias_activation_forward", dims(x), mixed_cost(y, 2.0, {&x, &bias, &y}),
           [&] { inner_.bias_activation_forward(act, x, bias, y); });
   }
   void bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx,
                                 Tensor& dbias) override {
-    timed("bias_activation_backward", dims(y), ew(y, 2.0, {&y, &dy, &dx, &dbias}),
+    timed("bias_activation_backward", dims(y), mixed_cost(y, 2.0, {&y, &dy, &dx, &dbias}),
           [&] { inner_.bias_activation_backward(act, y, dy, dx, dbias); });
   }
   void sum_rows(const Tensor& dy, Tensor& db) override {
-    timed("sum_rows", dims(dy), ew(dy, 1.0, {&dy, &db}), [&] { inner_.sum_rows(dy, db); });
+    timed("sum_rows", dims(dy), mixed_cost(dy, 1.0, {&dy, &db}), [&] { inner_.sum_rows(dy, db); });
   }
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) override {
-    timed("binary", dims(y), ew(y, 1.0, {&a, &b, &y}), [&] { inner_.binary(op, a, b, y); });
+    timed("binary", dims(y), elementwise_cost(y.numel(), 1.0, 3),
+          [&] { inner_.binary(op, a, b, y); });
   }
   void axpby(float alpha, const Tensor& x, float beta, Tensor& y) override {
-    timed("axpby", dims(y), ew(y, 3.0, {&x, &y, &y}), [&] { inner_.axpby(alpha, x, beta, y); });
+    timed("axpby", dims(y), elementwise_cost(y.numel(), 3.0, 3),
+          [&] { inner_.axpby(alpha, x, beta, y); });
   }
   void activation_forward(Activation act, const Tensor& x, Tensor& y) override {
-    timed("activation_forward", dims(x), ew(y, 1.0, {&x, &y}),
+    timed("activation_forward", dims(x), elementwise_cost(y.numel(), 1.0, 2),
           [&] { inner_.activation_forward(act, x, y); });
   }
   void activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx) override {
-    timed("activation_backward", dims(y), ew(y, 2.0, {&y, &dy, &dx}),
+    timed("activation_backward", dims(y), elementwise_cost(y.numel(), 2.0, 3),
           [&] { inner_.activation_backward(act, y, dy, dx); });
   }
   void softmax_forward(const Tensor& x, Tensor& y, bool log) override {
-    timed("softmax_forward", dims(x), ew(y, 4.0, {&x, &y}), [&] { inner_.softmax_forward(x, y, log); });
+    timed("softmax_forward", dims(x), elementwise_cost(y.numel(), 4.0, 2),
+          [&] { inner_.softmax_forward(x, y, log); });
   }
   void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) override {
-    timed("softmax_backward", dims(y), ew(y, 3.0, {&y, &dy, &dx}),
+    timed("softmax_backward", dims(y), elementwise_cost(y.numel(), 3.0, 3),
           [&] { inner_.softmax_backward(y, dy, dx, log); });
   }
   void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
                                      Tensor& loss) override {
-    timed("softmax_cross_entropy_forward", dims(logits), ew(logits, 4.0, {&logits, &labels, &probs, &loss}),
+    timed("softmax_cross_entropy_forward", dims(logits),
+          mixed_cost(logits, 4.0, {&logits, &labels, &probs, &loss}),
           [&] { inner_.softmax_cross_entropy_forward(logits, labels, probs, loss); });
   }
   void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
                                       const Tensor& dloss, Tensor& dlogits) override {
     timed("softmax_cross_entropy_backward", dims(probs),
-          ew(probs, 2.0, {&probs, &labels, &dloss, &dlogits}),
+          mixed_cost(probs, 2.0, {&probs, &labels, &dloss, &dlogits}),
           [&] { inner_.softmax_cross_entropy_backward(probs, labels, dloss, dlogits); });
   }
   void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) override {
-    timed("binary_cross_entropy_forward", dims(p), ew(p, 8.0, {&p, &target, &loss}),
+    timed("binary_cross_entropy_forward", dims(p), elementwise_cost(p.numel(), 8.0, 3),
           [&] { inner_.binary_cross_entropy_forward(p, target, loss); });
   }
   void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
                                      Tensor& dp) override {
-    timed("binary_cross_entropy_backward", dims(p), ew(p, 8.0, {&p, &target, &dloss, &dp}),
+    timed("binary_cross_entropy_backward", dims(p), elementwise_cost(p.numel(), 8.0, 4),
           [&] { inner_.binary_cross_entropy_backward(p, target, dloss, dp); });
   }
   void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
                                      Tensor& loss) override {
-    timed("sigmoid_cross_entropy_forward", dims(logits), ew(logits, 6.0, {&logits, &target, &loss}),
+    timed("sigmoid_cross_entropy_forward", dims(logits), elementwise_cost(logits.numel(), 6.0, 3),
           [&] { inner_.sigmoid_cross_entropy_forward(logits, target, loss); });
   }
   void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
                                       const Tensor& dloss, Tensor& dlogits) override {
-    timed("sigmoid_cross_entropy_backward", dims(logits),
-          ew(logits, 5.0, {&logits, &target, &dloss, &dlogits}),
+    timed("sigmoid_cross_entropy_backward", dims(logits), elementwise_cost(logits.numel(), 5.0, 4),
           [&] { inner_.sigmoid_cross_entropy_backward(logits, target, dloss, dlogits); });
   }
   void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
                        const Tensor& step) override {
-    timed("dropout_forward", dims(x), ew(x, 2.0, {&x, &y}),
+    timed("dropout_forward", dims(x), elementwise_cost(x.numel(), 2.0, 2),
           [&] { inner_.dropout_forward(x, y, rate, seed, step); });
   }
   void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
                         const Tensor& step) override {
-    timed("dropout_backward", dims(dy), ew(dy, 2.0, {&dy, &dx}),
+    timed("dropout_backward", dims(dy), elementwise_cost(dy.numel(), 2.0, 2),
           [&] { inner_.dropout_backward(dy, dx, rate, seed, step); });
   }
   void random_normal(Tensor& y, float mean, float stddev, uint64_t seed) override {
-    timed("random_normal", dims(y), ew(y, 20.0, {&y}),
+    timed("random_normal", dims(y), elementwise_cost(y.numel(), 20.0, 1),
           [&] { inner_.random_normal(y, mean, stddev, seed); });
   }
   void sum(const Tensor& x, Tensor& y, float scale) override {
-    timed("sum", dims(x), ew(x, 1.0, {&x}), [&] { inner_.sum(x, y, scale); });
+    timed("sum", dims(x), mixed_cost(x, 1.0, {&x}), [&] { inner_.sum(x, y, scale); });
   }
   void broadcast_scalar(const Tensor& s, float scale, Tensor& y) override {
-    timed("broadcast_scalar", dims(y), ew(y, 1.0, {&y}), [&] { inner_.broadcast_scalar(s, scale, y); });
+    timed("broadcast_scalar", dims(y), mixed_cost(y, 1.0, {&y}),
+          [&] { inner_.broadcast_scalar(s, scale, y); });
   }
   void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) override {
     timed("gather_rows", dims(y), {0.0, 2.0 * tensor_bytes({&y}) + tensor_bytes({&index})},
@@ -216,25 +224,27 @@ class ProfilingBackend final : public Backend {
           [&] { inner_.augment_images(images, transforms, out, scale); });
   }
   void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) override {
-    timed("count_correct", dims(logits), ew(logits, 1.0, {&logits}),
+    timed("count_correct", dims(logits), mixed_cost(logits, 1.0, {&logits}),
           [&] { inner_.count_correct(logits, labels, count); });
   }
   void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
                   float momentum) override {
-    timed("sgd_update", dims(param), ew(param, 4.0, {&param, &param, &grad, &velocity, &velocity}),
+    timed("sgd_update", dims(param), elementwise_cost(param.numel(), 4.0, 5),
           [&] { inner_.sgd_update(param, grad, velocity, lr, momentum); });
   }
   void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                    const AdamConfig& config, const Tensor& step) override {
     // Read p, g, m, v; write p, m, v: 7 arrays; ~12 FLOPs with a square root.
-    timed("adam_update", dims(param), ew(param, 12.0, {&param, &param, &grad, &m, &m, &v, &v}),
+    timed("adam_update", dims(param), elementwise_cost(param.numel(), 12.0, 7),
           [&] { inner_.adam_update(param, grad, m, v, config, step); });
   }
   void increment(Tensor& counter) override {
     timed("increment", "scalar", {1.0, 8.0}, [&] { inner_.increment(counter); });
   }
-  void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) override {
-    timed("conv2d_forward", conv_shape(g), conv2d_cost(g), [&] { inner_.conv2d_forward(g, x, w, y); });
+  void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                      Tensor& y) override {
+    timed("conv2d_forward", conv_shape(g), conv2d_cost(g),
+          [&] { inner_.conv2d_forward(g, x, w, y); });
   }
   void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
                             Tensor& dx) override {
@@ -247,9 +257,10 @@ class ProfilingBackend final : public Backend {
           [&] { inner_.conv2d_backward_filter(g, x, dy, dw); });
   }
   void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) override {
-    timed("max_pool2d_forward", dims(x), {static_cast<double>(numel(g.y_shape()) * g.kernel_h * g.kernel_w),
-                                          tensor_bytes({&x, &y})},
-          [&] { inner_.max_pool2d_forward(g, x, y); });
+    timed(
+        "max_pool2d_forward", dims(x),
+        {static_cast<double>(numel(g.y_shape()) * g.kernel_h * g.kernel_w), tensor_bytes({&x, &y})},
+        [&] { inner_.max_pool2d_forward(g, x, y); });
   }
   void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                            const Tensor& dy, Tensor& dx) override {
@@ -260,24 +271,24 @@ class ProfilingBackend final : public Backend {
   }
   void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr, float rho,
                       float epsilon) override {
-    timed("rmsprop_update", dims(param), ew(param, 8.0, {&param, &param, &grad, &mean_square, &mean_square}),
+    timed("rmsprop_update", dims(param), elementwise_cost(param.numel(), 8.0, 5),
           [&] { inner_.rmsprop_update(param, grad, mean_square, lr, rho, epsilon); });
   }
   void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
                        Tensor& mean_square_delta, float lr, float rho, float epsilon) override {
-    timed("adadelta_update", dims(param),
-          ew(param, 14.0, {&param, &param, &grad, &mean_square, &mean_square, &mean_square_delta,
-                           &mean_square_delta}),
-          [&] { inner_.adadelta_update(param, grad, mean_square, mean_square_delta, lr, rho, epsilon); });
+    timed("adadelta_update", dims(param), elementwise_cost(param.numel(), 14.0, 7), [&] {
+      inner_.adadelta_update(param, grad, mean_square, mean_square_delta, lr, rho, epsilon);
+    });
   }
   void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) override {
-    timed("elementwise_jvp", dims(t), ew(t, 2.0, {&y, &t, &out}),
+    timed("elementwise_jvp", dims(t), elementwise_cost(t.numel(), 2.0, 3),
           [&] { inner_.elementwise_jvp(act, y, t, out); });
   }
   void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
                     const Walk3d& from, const Walk3d& to) override {
     const double moved = 2.0 * 4.0 * static_cast<double>(extent[0] * extent[1] * extent[2]);
-    timed("strided_copy", dims(y), {0.0, moved}, [&] { inner_.strided_copy(x, y, extent, from, to); });
+    timed("strided_copy", dims(y), {0.0, moved},
+          [&] { inner_.strided_copy(x, y, extent, from, to); });
   }
 
  private:
@@ -286,9 +297,10 @@ class ProfilingBackend final : public Backend {
     uint64_t start, end;
   };
 
-  // FLOPs per element of `shape_of`'s elements, bytes of the listed tensors.
-  static OpCost ew(const Tensor& shape_of, double flops_per_element,
-                   std::initializer_list<const Tensor*> tensors) {
+  // Ops whose tensors differ in size (a bias, a row of labels): FLOPs per element of
+  // `shape_of`, bytes of the listed tensors. Ops over equal-sized arrays use elementwise_cost.
+  static OpCost mixed_cost(const Tensor& shape_of, double flops_per_element,
+                           std::initializer_list<const Tensor*> tensors) {
     return {flops_per_element * static_cast<double>(shape_of.numel()), tensor_bytes(tensors)};
   }
   static std::string conv_shape(const Conv2dGeometry& g) {
@@ -342,11 +354,16 @@ size_t slot_of(Device device) {
 
 std::string si(double value, const char* unit) {
   char text[32];
-  if (value >= 1e12) std::snprintf(text, sizeof text, "%.2f T%s", value / 1e12, unit);
-  else if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G%s", value / 1e9, unit);
-  else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f M%s", value / 1e6, unit);
-  else if (value >= 1e3) std::snprintf(text, sizeof text, "%.2f k%s", value / 1e3, unit);
-  else std::snprintf(text, sizeof text, "%.0f %s", value, unit);
+  if (value >= 1e12)
+    std::snprintf(text, sizeof text, "%.2f T%s", value / 1e12, unit);
+  else if (value >= 1e9)
+    std::snprintf(text, sizeof text, "%.2f G%s", value / 1e9, unit);
+  else if (value >= 1e6)
+    std::snprintf(text, sizeof text, "%.2f M%s", value / 1e6, unit);
+  else if (value >= 1e3)
+    std::snprintf(text, sizeof text, "%.2f k%s", value / 1e3, unit);
+  else
+    std::snprintf(text, sizeof text, "%.0f %s", value, unit);
   return text;
 }
 
@@ -417,8 +434,8 @@ void print_profile(std::ostream& out, const Profile& p, size_t rows) {
     const double flops_rate = per_call > 0 ? r.cost.flops / per_call : 0.0;
     const double bytes_rate = per_call > 0 ? r.cost.bytes / per_call : 0.0;
     const std::string v = verdict(r, p.peaks);
-    const double peak_share = v == "compute-bound" ? flops_rate / p.peaks.flops_per_s
-                                                   : bytes_rate / p.peaks.bytes_per_s;
+    const double peak_share =
+        v == "compute-bound" ? flops_rate / p.peaks.flops_per_s : bytes_rate / p.peaks.bytes_per_s;
     std::snprintf(line, sizeof line,
                   "%-31.31s %-34.34s %8lld %9.4f %5.1f%% %10s %10s %9.1f %9.1f %5.1f%%  %s\n",
                   r.op.c_str(), r.shape.c_str(), static_cast<long long>(r.calls), r.seconds,
