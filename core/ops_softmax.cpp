@@ -49,27 +49,38 @@ class SoftmaxCrossEntropyNode final : public Node {
   Tensor probs_;
 };
 
-class BinaryCrossEntropyNode final : public Node {
+// An elementwise loss of (x, target) whose forward and backward are one backend op each:
+// binary cross-entropy on probabilities, and the same fused with the sigmoid on logits.
+using LossForward = void (Backend::*)(const Tensor&, const Tensor&, Tensor&);
+using LossBackward = void (Backend::*)(const Tensor&, const Tensor&, const Tensor&, Tensor&);
+
+class ElementwiseLossNode final : public Node {
  public:
-  BinaryCrossEntropyNode(const Tensor& p, const Tensor& target) : Node({p, target}) {}
-  const char* name() const override { return "binary_cross_entropy"; }
+  ElementwiseLossNode(const char* op_name, LossBackward backward_op, const Tensor& x,
+                      const Tensor& target)
+      : Node({x, target}), name_(op_name), backward_(backward_op) {}
+  const char* name() const override { return name_; }
   std::vector<Tensor> backward(const Tensor& dloss) override {
-    Tensor dp = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
-    dloss.backend().binary_cross_entropy_backward(inputs()[0], inputs()[1], dloss, dp);
-    return {dp, Tensor()};  // targets are data, not parameters
+    Tensor dx = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
+    (dloss.backend().*backward_)(inputs()[0], inputs()[1], dloss, dx);
+    return {dx, Tensor()};  // targets are data, not parameters
   }
+
+ private:
+  const char* name_;
+  LossBackward backward_;
 };
 
-class SigmoidCrossEntropyNode final : public Node {
- public:
-  SigmoidCrossEntropyNode(const Tensor& logits, const Tensor& target) : Node({logits, target}) {}
-  const char* name() const override { return "sigmoid_binary_cross_entropy"; }
-  std::vector<Tensor> backward(const Tensor& dloss) override {
-    Tensor dlogits = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
-    dloss.backend().sigmoid_cross_entropy_backward(inputs()[0], inputs()[1], dloss, dlogits);
-    return {dlogits, Tensor()};
-  }
-};
+Tensor elementwise_loss(const char* name, const char* x_name, LossForward forward,
+                        LossBackward backward, const Tensor& x, const Tensor& target) {
+  detail::check_defined_float(name, x, x_name);
+  detail::check_defined_float(name, target, "target");
+  detail::check_same_device(name, x, target);
+  detail::check_same_shape(name, x, target);
+  Tensor loss = Tensor::empty(x.shape(), DType::F32, x.device());
+  (x.backend().*forward)(x, target, loss);
+  return record(loss, std::make_shared<ElementwiseLossNode>(name, backward, x, target));
+}
 
 Tensor softmax_impl(const Tensor& x, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
@@ -102,25 +113,14 @@ Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels) 
 }
 
 Tensor binary_cross_entropy(const Tensor& p, const Tensor& target) {
-  const char* name = "binary_cross_entropy";
-  detail::check_defined_float(name, p, "p");
-  detail::check_defined_float(name, target, "target");
-  detail::check_same_device(name, p, target);
-  detail::check_same_shape(name, p, target);
-  Tensor loss = Tensor::empty(p.shape(), DType::F32, p.device());
-  p.backend().binary_cross_entropy_forward(p, target, loss);
-  return record(loss, std::make_shared<BinaryCrossEntropyNode>(p, target));
+  return elementwise_loss("binary_cross_entropy", "p", &Backend::binary_cross_entropy_forward,
+                          &Backend::binary_cross_entropy_backward, p, target);
 }
 
 Tensor sigmoid_binary_cross_entropy(const Tensor& logits, const Tensor& target) {
-  const char* name = "sigmoid_binary_cross_entropy";
-  detail::check_defined_float(name, logits, "logits");
-  detail::check_defined_float(name, target, "target");
-  detail::check_same_device(name, logits, target);
-  detail::check_same_shape(name, logits, target);
-  Tensor loss = Tensor::empty(logits.shape(), DType::F32, logits.device());
-  logits.backend().sigmoid_cross_entropy_forward(logits, target, loss);
-  return record(loss, std::make_shared<SigmoidCrossEntropyNode>(logits, target));
+  return elementwise_loss("sigmoid_binary_cross_entropy", "logits",
+                          &Backend::sigmoid_cross_entropy_forward,
+                          &Backend::sigmoid_cross_entropy_backward, logits, target);
 }
 
 }  // namespace engine
