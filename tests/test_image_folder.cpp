@@ -2,7 +2,8 @@
 // (datasets/image_folder.h), on JPEGs the tests write themselves with libjpeg's compressor:
 // colours, gray and CMYK files, bilinear resizing, DCT scaling of a huge image, and every bad
 // file we could think of (truncated, empty, renamed PNG, text), each of which must give one
-// ImageError line naming the file, never a crash or a half-grey image.
+// ImageError line naming the file, never a crash or a half-grey image. Then the prefetching
+// loader over such a folder (datasets/image_batches.h), on the CPU.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 #include <jpeglib.h>
 #include <sys/resource.h>
 
+#include "core/error.h"
+#include "datasets/image_batches.h"
 #include "datasets/image_folder.h"
 #include "datasets/jpeg_image.h"
 #include "file_fixtures.h"
@@ -710,4 +713,110 @@ TEST_CASE("decode_folder: strict throws for the first bad file; nothing decodabl
   ImageFolder hopeless = scan_image_folder(bad.str());
   check_message(image_error_of([&] { decode_folder(hopeless, 8, 8, 2, false); }),
                 {bad.str(), "none of its 2 images could be decoded", sub(bad, "cats/a.jpg")});
+}
+
+// ---- the prefetching loader (datasets/image_batches.h), on the CPU ----------------------
+
+namespace {
+
+// Every batch of one epoch of `batches`: pixels as floats, then the labels.
+std::vector<std::vector<float>> epoch_batches(engine::datasets::ImageBatches& batches,
+                                              int64_t epoch, int64_t steps) {
+  std::vector<std::vector<float>> out;
+  batches.start_epoch(epoch, steps);
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t n = batches.next();
+    std::vector<float> x = batches.x().to_vector(), y = batches.y().to_vector();
+    x.resize(static_cast<size_t>(n) * 8 * 8 * 3);
+    y.resize(static_cast<size_t>(n));
+    x.insert(x.end(), y.begin(), y.end());
+    out.push_back(x);
+  }
+  return out;
+}
+
+// Five red cats and five blue dogs, 12x12 JPEGs.
+ImageFolder red_cats_blue_dogs(const TempDir& dir) {
+  for (int i = 0; i < 5; ++i) {
+    put(dir, "cats/c" + std::to_string(i) + ".jpg", solid_rgb(12, 12, {220, 20, 20}));
+    put(dir, "dogs/d" + std::to_string(i) + ".jpg", solid_rgb(12, 12, {20, 20, 220}));
+  }
+  return scan_image_folder(dir.str());
+}
+
+}  // namespace
+
+TEST_CASE("ImageBatches: each image once per epoch with its own label, shuffled, rescaled") {
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;  // 10 images: batches of 4, 4 and 2
+  options.workers = 2;
+  options.seed = 5;
+  ImageBatches batches(folder, {}, engine::Device::cpu(), options);
+  const auto epoch1 = epoch_batches(batches, 1, 3);
+  REQUIRE(epoch1.size() == 3);
+  CHECK(epoch1[2].size() == 2 * (8 * 8 * 3 + 1));  // the last batch holds the other 2
+  int cats = 0, dogs = 0;
+  for (const std::vector<float>& b : epoch1) {
+    const size_t n = b.size() / (8 * 8 * 3 + 1);
+    for (size_t i = 0; i < n; ++i) {
+      const float* pixel = &b[i * 8 * 8 * 3];  // an image's first pixel, in [0, 1]
+      const float label = b[n * 8 * 8 * 3 + i];
+      INFO("image ", i, ": r ", pixel[0], " b ", pixel[2], " label ", label);
+      CHECK(pixel[0] <= 1.0f);
+      // Red images are class 0 (cats), blue ones class 1 (dogs).
+      CHECK((label == 0.0f ? pixel[0] > 0.6f && pixel[2] < 0.3f : pixel[2] > 0.6f && pixel[0] < 0.3f));
+      (label == 0.0f ? cats : dogs) += 1;
+    }
+  }
+  CHECK(cats == 5);
+  CHECK(dogs == 5);
+  CHECK(batches.wait_seconds() >= 0.0);
+  // The next epoch is shuffled again: another order of the labels.
+  const auto epoch2 = epoch_batches(batches, 2, 3);
+  CHECK(epoch2 != epoch1);
+}
+
+TEST_CASE("ImageBatches: the same batches with 1 or 3 workers, decoded each epoch or cached") {
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;
+  options.augment = true;  // random shear, zoom and flip: drawn per (seed, epoch, image)
+  options.seed = 9;
+  options.workers = 1;
+  ImageBatches one(folder, {}, engine::Device::cpu(), options);
+  options.workers = 3;
+  ImageFolder cached_folder = folder;
+  std::vector<uint8_t> cache = decode_folder(cached_folder, 8, 8, 3, /*strict=*/true);
+  ImageBatches three(cached_folder, std::move(cache), engine::Device::cpu(), options);
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    CHECK(epoch_batches(one, epoch, 3) == epoch_batches(three, epoch, 3));
+  }
+}
+
+TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batch is an error") {
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;
+  ImageBatches batches(folder, {}, engine::Device::cpu(), options);
+  CHECK_THROWS_WITH_AS(batches.next(), doctest::Contains("before start_epoch"), engine::Error);
+  batches.start_epoch(1, 2);  // a shortened epoch of 2 of the 3 batches
+  batches.next();
+  batches.next();
+  CHECK_THROWS_WITH_AS(batches.next(), doctest::Contains("after the epoch's last batch"),
+                       engine::Error);
+  CHECK_THROWS_WITH_AS(batches.start_epoch(2, 4), doctest::Contains("has 1 to 3 steps"),
+                       engine::Error);
+  options.prefetch = 1;
+  CHECK_THROWS_WITH_AS(ImageBatches(folder, {}, engine::Device::cpu(), options),
+                       doctest::Contains("prefetch must be at least 2"), engine::Error);
 }
