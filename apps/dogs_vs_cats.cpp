@@ -172,7 +172,6 @@ int main(int argc, char** argv) {
     if (augment_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--augment-on gpu needs --device gpu or cudnn");
     }
-    const int threads = workers > 0 ? workers : 0;
 
     // Scan both folders (validation must have the training classes), then decode every image
     // once: that finds the bad files now, not in epoch 37, and fills the cache.
@@ -186,9 +185,9 @@ int main(int argc, char** argv) {
     datasets::ImageFolder validation =
         datasets::scan_image_folder(options.data_dir + "/validation", train.classes);
     std::vector<uint8_t> train_pixels =
-        datasets::decode_folder(train, image_size, image_size, threads, strict);
+        datasets::decode_folder(train, image_size, image_size, workers, strict);
     std::vector<uint8_t> validation_pixels =
-        datasets::decode_folder(validation, image_size, image_size, threads, strict);
+        datasets::decode_folder(validation, image_size, image_size, workers, strict);
     warn_skipped(train);
     warn_skipped(validation);
     std::printf("Data: %s: %lld training images (%s %lld, %s %lld), %lld validation; decoded and "
@@ -203,7 +202,7 @@ int main(int argc, char** argv) {
     datasets::ImageBatchOptions loader;
     loader.height = loader.width = image_size;
     loader.batch_size = options.batch_size;
-    loader.workers = threads;
+    loader.workers = workers;
     loader.prefetch = prefetch;
     loader.augment = !no_augment;
     loader.augment_on_device = augment_on == "gpu";
@@ -266,7 +265,7 @@ int main(int argc, char** argv) {
                           {"train_samples", train.size()},
                           {"validation_samples", validation_set.size()},
                           {"skipped_files", train.skipped.size() + validation.skipped.size()},
-                          {"workers", threads},
+                          {"workers", batches.workers()},
                           {"cache", cache},
                           {"augment", no_augment ? "off" : augment_on},
                           {"image_size", image_size}});
