@@ -149,10 +149,9 @@ Tensor ResidentBatches::next(int64_t first, int64_t count) {
 }
 
 History Sequential::fit(const Dataset& train, const FitOptions& options) {
+  // What ResidentBatches needs; fit(source) checks the data itself.
   ENGINE_CHECK(compiled_, "fit() needs a compiled model (call compile())");
   ENGINE_CHECK(options.batch_size >= 1, "batch size must be at least 1, got ", options.batch_size);
-  check_dataset("training data", train, *this, loss_);
-  ENGINE_CHECK(train.size() >= 1, "training data is empty");
   ResidentBatches source(train, options, device());
   return fit(source, options);
 }
