@@ -34,10 +34,10 @@
 // and the 4096^3 rows of kernel_bench), A^T B and A^T B^T run v9, as do rows off a 16-byte
 // boundary (TMA needs 16-byte aligned bases and row strides), K = 0, and split-K slices that
 // are not a multiple of 32 deep (the tensor map ends at K, not at the slice's end; a slice of
-// whole 32-deep tiles never reads past it). A transposing pre-pass into a workspace would
-// bring A B here (64 + 64 MB at 4096^3, ~45 us at 3 TB/s, ~10% of this kernel), but Gemm has
-// no workspace field for it yet: not done. kernel_bench's "4096^3 A B^T" row is the native
-// speed; its "4096^3" rows (A B) are v9's.
+// whole 32-deep tiles never reads past it). The engine's matmul (kernels/matmul.cu) brings
+// the other layouts here with transposed copies into a workspace first (64 MB each way at
+// 4096^3, ~45 us at 3 TB/s); this version, called alone as kernel_bench does, runs only the
+// native layout: kernel_bench's "4096^3 A B^T" row is its speed, its "4096^3" row (A B) v9's.
 //
 // Napkin math, 4096^3 A B^T: 137 GFLOP. Tensor cores: 1024 TF32 multiply-adds per clock per
 // SM (494 TFLOP/s dense at 1.83 GHz, 132 SMs); a 128 x 256 block tile is 268 MFLOP, 72 us at
@@ -72,13 +72,12 @@
 // here (v9 and v10 round one or both with cvt.rna first): per product a relative error below
 // 2^-9 (plus 2^-20), within the test's TF32 bound (tests/test_matmul_ladder.cpp).
 //
-// Not verified without a GPU (this file was written on a machine with nvcc but no GPU; it
-// compiles for sm_90a with no spills, see the commit): that the hardware reads the swizzled
-// layout as described above (a mismatch gives wrong values, not a fault: every A B^T case of
-// test_matmul_ladder fails with a large err/bound), the mbarrier protocol under load (a
-// mistake hangs: the test times out), the cluster launch and multicast (the cases with more
-// than 128 rows use clusters of 2, those with up to 128 rows single blocks: if only the former
-// fail, the multicast path is at fault), and every speed figure above.
+// Measured (H100, 2026-11-23, kernel_bench): correct on every case of test_matmul_ladder from
+// the first GPU run, but 167 TFLOP/s at 4096^3 A B^T, 43% of cuBLAS TF32. The SASS showed
+// why: each consumer warp's arrival on the cluster's "empty" barriers, written with
+// .release.cluster, compiled to MEMBAR.ALL.GPU before the arrival, twice per K tile, and a
+// warp waiting on a GPU-wide fence issues no wgmma. With CTA-scope release and acquire (see
+// mbarrier_arrive_cluster): 342 TFLOP/s, 87% of cuBLAS TF32 (2048^3 79%, 8192^3 84%).
 #include <cuda.h>          // CUtensorMap and its enums (types only: nothing links libcuda)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 
@@ -188,37 +187,32 @@ __device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
           : "memory");
 }
 // The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
-// shared::cta address into that block's shared::cluster address).
+// shared::cta address into that block's shared::cluster address). Release at CTA scope, not
+// cluster scope: the arrival only says "my wgmmas have finished reading this stage", an order
+// the wgmma wait already established, and .release.cluster compiles to MEMBAR.ALL.GPU (a
+// round trip to L2) before each arrival: two per warp and K tile, measured at 167 TFLOP/s
+// with them on 2026-11-23.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank) {
   SM90A_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-          "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+          "mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
           "r"(rank)
           : "memory");
 }
 // Whether the phase of parity `parity` has completed (try_wait may also suspend the thread a
-// while before saying no). CLUSTER_SCOPE: acquire at cluster scope, for the "empty" barriers
-// that other blocks' consumers arrive on.
-template <bool CLUSTER_SCOPE>
+// while before saying no). Acquire at CTA scope for the "empty" barriers too, which other
+// blocks' consumers arrive on: what the producer then overwrites is only read by the async
+// proxy, and .acquire.cluster adds an L1 invalidation (CCTL.IVALL) to every wait.
 __device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 1;
-  if (CLUSTER_SCOPE) {
-    SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
-            "%2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-  } else {
-    SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-  }
+  SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+          "selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
   return done != 0;
 }
-template <bool CLUSTER_SCOPE = false>
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  while (!mbarrier_try_wait<CLUSTER_SCOPE>(bar, parity)) {
+  while (!mbarrier_try_wait(bar, parity)) {
   }
 }
 
@@ -337,7 +331,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int s = t % STAGES;
         // Round t / STAGES of stage s may start once every consumer warp of the cluster has
         // released round t / STAGES - 1 (that is, completed phase t / STAGES - 1 of empty[s]).
-        if (t >= STAGES) mbarrier_wait<true>(empty(s), static_cast<uint32_t>(t / STAGES - 1) & 1);
+        if (t >= STAGES) mbarrier_wait(empty(s), static_cast<uint32_t>(t / STAGES - 1) & 1);
         if (lane == 0) {
           mbarrier_arrive_expect_tx(full(s), stage_bytes);
           const int k = k_first + t * BK;
