@@ -39,8 +39,11 @@ namespace {
 //  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
 //    cp.async big-tile kernel, 90-93% of cuBLAS from 2048^3 on where v7 reaches 76-80%. At
 //    1024^3 its 32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
-//  - large outputs with --tf32: the tensor-core kernel. Small (and shallow) outputs stay FP32
-//    even then: there the time is latency, not arithmetic, and FP32 is exact.
+//  - large outputs with --tf32: the tensor-core kernels. With at least a wave of 128 x 256
+//    tiles and K a multiple of 4, v11 (TMA + wgmma, 87% of cuBLAS TF32 at 4096^3 A B^T):
+//    it reads both operands K-major only, so an operand stored the other way is first copied
+//    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small (and shallow)
+//    outputs stay FP32 even then: there the time is latency, not arithmetic, and FP32 is exact.
 struct EngineKernel {
   const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
   int tile_m, tile_n;   // its output tile
@@ -49,6 +52,7 @@ struct EngineKernel {
 constexpr EngineKernel LARGE_FP32{"v7_warptile", 128, 128, 128};
 constexpr EngineKernel HUGE_FP32{"v8_async_bigtile", 128, 256, 128};
 constexpr EngineKernel LARGE_TF32{"v9_tf32_mma", 128, 128, 128};
+constexpr EngineKernel HUGE_TF32{"v11_tf32_tma", 128, 256, 128};
 constexpr int LARGE = 512;     // M and N from which the large kernels win
 constexpr int MAX_SLICES = 64;  // bounds the large kernels' split-K workspace to 64 x M x N floats
 
@@ -63,9 +67,21 @@ bool small_kernel_for(int M, int N, int K) {
   return tiles_of(LARGE_FP32, M, N) < multiprocessor_count() && K < 2 * LARGE_FP32.min_slice;
 }
 
+bool fills_a_wave(const EngineKernel& kernel, int M, int N) {
+  return tiles_of(kernel, M, N) >= multiprocessor_count() * 9 / 10;
+}
+
+// v11 with K-major copies: a wave of its tiles (fewer leave SMs idle, and split-K would need
+// slices of whole 32-deep tiles), and K a multiple of 4 (TMA's rows start on 16 bytes; the
+// copies are (rows, K) with row length K).
+bool huge_tf32_fits(int M, int N, int K) {
+  return fills_a_wave(HUGE_TF32, M, N) && K % 4 == 0 &&
+         matmul::version_named(HUGE_TF32.version).available();
+}
+
 const EngineKernel& large_kernel_for(int M, int N, bool tf32) {
   if (tf32) return LARGE_TF32;
-  return tiles_of(HUGE_FP32, M, N) >= multiprocessor_count() * 9 / 10 ? HUGE_FP32 : LARGE_FP32;
+  return fills_a_wave(HUGE_FP32, M, N) ? HUGE_FP32 : LARGE_FP32;
 }
 
 // How many slices of K: enough to give every SM a block, each slice at least min_slice deep.
@@ -77,6 +93,35 @@ int split_k_slices(const EngineKernel& kernel, int M, int N, int K) {
   const int64_t by_sms = (multiprocessor_count() + tiles - 1) / tiles;
   const int64_t by_depth = K / kernel.min_slice;
   return static_cast<int>(std::max<int64_t>(1, std::min({by_sms, by_depth, int64_t{MAX_SLICES}})));
+}
+
+// C = A B^T through v11, whose operands must both be stored K-major: A as (M, K), B as (N, K).
+// An operand stored the other way (A^T's (K, M), B's (K, N)) is first copied transposed into
+// a workspace from the caching allocator (no cudaMalloc in the steady state, capturable).
+// Napkin math at 4096^3: a copy reads and writes 64 MB, ~45 us at 3 TB/s, next to v11's ~400
+// us: the forward A B pays ~11%, A^T B (a weight gradient) ~22%.
+void matmul_k_major_tf32(CudaBackend& backend, matmul::Gemm g, const Tensor& a, const Tensor& b) {
+  // (K, rows) stored with row length ld -> (rows, K) with row length K.
+  auto k_major_copy = [&](const Tensor& stored, int rows, int ld) {
+    Tensor copy = Tensor::empty({rows, g.K}, DType::F32, backend.device());
+    const Walk3d from{0, {ld, 1, 0}}, to{0, {1, g.K, 0}};
+    backend.strided_copy(stored, copy, {g.K, rows, 1}, from, to);
+    return copy;
+  };
+  Tensor a_copy, b_copy;  // alive until the launch below is enqueued, then back to the cache
+  if (g.transpose_a) {
+    a_copy = k_major_copy(a, g.M, g.lda);
+    g.A = a_copy.data<float>();
+    g.lda = g.K;
+    g.transpose_a = false;
+  }
+  if (!g.transpose_b) {
+    b_copy = k_major_copy(b, g.N, g.ldb);
+    g.B = b_copy.data<float>();
+    g.ldb = g.K;
+    g.transpose_b = true;
+  }
+  matmul::version_named(HUGE_TF32.version).launch(g, stream());
 }
 
 }  // namespace
@@ -123,6 +168,10 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
       g.partial = workspace.data<float>();
     }
     matmul::small_splitk(g, splitk_counters_, stream());
+    return;
+  }
+  if (tf32_ && huge_tf32_fits(g.M, g.N, g.K)) {
+    matmul_k_major_tf32(*this, g, a, b);
     return;
   }
   const EngineKernel& kernel = large_kernel_for(g.M, g.N, tf32_);
