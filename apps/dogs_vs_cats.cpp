@@ -34,7 +34,8 @@ namespace {
 
 
 // fit()'s view of the loader: the loader's device tensors are the rows every step gathers,
-// always all of them in order (the loader already shuffled), so the index is fixed.
+// always all of them in order (the loader already shuffled), so the index is fixed. It has no
+// state() for checkpoints: the loader's order and transforms depend only on (seed, epoch).
 class FolderBatches final : public nn::BatchSource {
  public:
   FolderBatches(datasets::ImageBatches& batches, Device device)
@@ -45,10 +46,10 @@ class FolderBatches final : public nn::BatchSource {
   }
   int64_t size() const override { return batches_.size(); }
   const nn::Dataset& rows() const override { return rows_; }
-  void start_epoch(int epoch, int64_t steps, int64_t batch) override {
+  void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) override {
     ENGINE_CHECK(batch == batches_.batch_size() || batches_.size() < batch,
                  "the loader makes batches of ", batches_.batch_size(), ", fit asks for ", batch);
-    batches_.start_epoch(epoch, steps);
+    batches_.start_epoch(epoch, steps, first_step);
   }
   Tensor next(int64_t first, int64_t count) override {
     (void)first;
@@ -252,10 +253,10 @@ int main(int argc, char** argv) {
                   e.seconds > 0 ? 100.0 * e.data_wait_seconds / e.seconds : 0.0, compute,
                   e.val_seconds);
     }
-    if (!run.history.epochs.empty()) {
-      const double images = static_cast<double>(run.history.epochs.size()) *
-                            static_cast<double>(std::min<int64_t>(
-                                batches.size(), run.history.epochs[0].steps * batches.batch_size()));
+    // Per image the loader worked on in this process (a resumed run did not make the epochs
+    // before it; batches made ahead count too, as their work is in the sums).
+    if (batches.images_prepared() > 0) {
+      const double images = static_cast<double>(batches.images_prepared());
       std::printf("Loader work per image (summed over workers): decode %.3f ms, augment %.3f ms\n",
                   batches.decode_seconds() / images * 1e3, batches.augment_seconds() / images * 1e3);
     }

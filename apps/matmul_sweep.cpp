@@ -16,21 +16,20 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>  // access
-
 #include "apps/common/app_options.h"
+#include "apps/common/crossover_analysis.h"
+#include "apps/common/sweep_files.h"
+#include "apps/common/sweep_options.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/rng.h"
@@ -53,42 +52,19 @@ constexpr double U = 1.0 / 16777216.0;  // float32 unit roundoff, 2^-24
 
 // ---- flags ---------------------------------------------------------------------------------
 
-struct SweepOptions {
-  std::string device = "all";
-  bool cpu = false, gpu = false;
-  int threads = 0;
-  uint64_t seed = 42;
-  std::string json_path;
-  std::string log_level = "info";
+struct SweepOptions : apps::SweepOptions {
   int64_t max_n = 100'000'000;
   int64_t max_square = 4096;
-  int repeats = 10;
-  std::string csv_path = "results/matmul_sweep.csv";
-  bool no_plot = false;
+  SweepOptions() { csv_path = "results/matmul_sweep.csv"; }
 };
 
 void add_flags(CLI::App& app, SweepOptions& o) {
-  app.add_option("--device", o.device,
-                 "cpu (OpenBLAS + OpenMP), gpu (the engine's CUDA kernels), cudnn (cuBLAS), or "
-                 "all: every one this machine has")
-      ->check(CLI::IsMember({"cpu", "gpu", "cudnn", "all"}));
-  app.add_flag("--cpu", o.cpu, "the CPU only (with --gpu: the CPU and the GPU)");
-  app.add_flag("--gpu", o.gpu, "the engine's GPU kernels only (with --cpu: both)");
-  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
-      ->check(CLI::Range(0, 4096));
-  app.add_option("--seed", o.seed, "seed of the random operands");
-  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
-  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  apps::add_sweep_flags(app, o);
   app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...)")
       ->check(CLI::Range(int64_t{100}, int64_t{1'000'000'000}));
   app.add_option("--max-square", o.max_square,
                  "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
       ->check(CLI::Range(int64_t{0}, int64_t{16384}));
-  app.add_option("--repeats", o.repeats, "timed calls per measurement (the median is reported)")
-      ->check(CLI::Range(1, 1000));
-  app.add_option("--csv", o.csv_path, "CSV of every measurement; the .gp script goes next to it");
-  app.add_flag("--no-plot", o.no_plot, "write the gnuplot script but do not run gnuplot");
 }
 
 // ---- devices -------------------------------------------------------------------------------
@@ -122,37 +98,17 @@ void cublas_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
 }
 #endif
 
-// Which devices the flags ask for; "all" and the shorthands resolve here.
-std::vector<std::string> requested_devices(const SweepOptions& o) {
-  if (o.cpu || o.gpu) {
-    std::vector<std::string> names;
-    if (o.cpu) names.push_back("cpu");
-    if (o.gpu) names.push_back("gpu");
-    return names;
-  }
-  if (o.device == "all") return {"cpu", "gpu", "cudnn"};
-  return {o.device};
-}
-
-// The usable targets among `names`. A device named explicitly that cannot be used is a usage
-// error (exit 2); under "all" it is left out and reported in `unavailable`.
-std::vector<Target> select_targets(const std::vector<std::string>& names, bool explicit_choice,
-                                   std::vector<std::string>& unavailable) {
+// The targets of the usable devices among those the flags ask for (apps/common/sweep_options.h).
+std::vector<Target> select_targets(const SweepOptions& o, std::vector<std::string>& unavailable) {
   std::vector<Target> targets;
-  for (const std::string& name : names) {
+  for (const std::string& name : apps::usable_devices(o, unavailable)) {
     if (name == "cpu") {
       const std::string what = "OpenBLAS + OpenMP, " + std::to_string(cpu::num_threads()) +
                                " threads (cblas_sdot for this shape, sgemm for the squares)";
       targets.push_back({"cpu", Device::cpu(), what, engine_matmul});
       continue;
     }
-    std::string why;
-    if (!device_available(Device::cuda(0), &why)) {
-      if (explicit_choice) throw apps::UsageError("cannot use the GPU for --device " + name + ": " + why);
-      unavailable.push_back(name + ": " + why);
-      continue;
-    }
-#if defined(ENGINE_WITH_CUDA)  // device_available() is false for the GPU in a CPU-only build
+#if defined(ENGINE_WITH_CUDA)  // usable_devices() has no GPU device in a CPU-only build
     const std::string gpu_name = backend_for(Device::cuda(0)).name();
     if (name == "gpu") targets.push_back({"gpu", Device::cuda(0), gpu_name, engine_matmul});
     if (name == "cudnn") {
@@ -237,12 +193,10 @@ struct Result {
 
 Result summarize(const std::string& sweep, const Target& t, int64_t n, const std::string& variant,
                  std::vector<double> ms, double flops, double bytes) {
-  std::sort(ms.begin(), ms.end());
-  const size_t mid = ms.size() / 2;
-  const double median = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
-  Result r{sweep, t.name, n, variant, median, ms.front(), ms.back(), static_cast<int>(ms.size())};
-  r.gflops = flops / (median * 1e-3) / 1e9;
-  r.gbps = bytes / (median * 1e-3) / 1e9;
+  const apps::Spread spread = apps::spread_of(std::move(ms));
+  Result r{sweep, t.name, n, variant, spread.median, spread.min, spread.max, spread.count};
+  r.gflops = flops / (spread.median * 1e-3) / 1e9;
+  r.gbps = bytes / (spread.median * 1e-3) / 1e9;
   return r;
 }
 
@@ -397,14 +351,11 @@ void print_row(const Result& r, const std::vector<Result>& results) {
 
 // ---- crossovers ----------------------------------------------------------------------------
 
-// Where a GPU target first beats the CPU in one variant (time), or in the square sweep
-// (GFLOP/s; the same comparison).
+// Where a GPU target overtakes the CPU in one variant (time), or in the square sweep
+// (GFLOP/s; the same comparison): apps/common/crossover_analysis.h.
 struct Crossover {
   std::string sweep, device, variant;
-  std::optional<int64_t> first_n;   // smallest measured n with the GPU faster
-  std::optional<int64_t> last_slower;  // the measured n before it (GPU slower there)
-  double estimate = 0.0;            // log-log interpolation of the crossing, when bracketed
-  bool stays_ahead = true;          // the GPU is faster at every n above first_n
+  apps::Crossover x;
 };
 
 std::vector<int64_t> sizes_of(const std::vector<Result>& results, const std::string& sweep) {
@@ -418,28 +369,13 @@ std::vector<int64_t> sizes_of(const std::vector<Result>& results, const std::str
 
 Crossover find_crossover(const std::vector<Result>& results, const std::string& sweep,
                          const std::string& device, const std::string& variant) {
-  Crossover x{sweep, device, variant, std::nullopt, std::nullopt, 0.0, true};
-  double previous_log_ratio = 0.0;
-  std::optional<int64_t> previous_n;
+  std::vector<apps::SizeTimes> points;
   for (const int64_t n : sizes_of(results, sweep)) {
     const Result* g = find_result(results, sweep, device, n, variant);
     const Result* c = find_result(results, sweep, "cpu", n, cpu_counterpart(variant));
-    if (!g || !c) continue;
-    const double log_ratio = std::log(g->median_ms / c->median_ms);  // < 0: the GPU is faster
-    if (x.first_n && log_ratio >= 0) x.stays_ahead = false;
-    if (!x.first_n && log_ratio < 0) {
-      x.first_n = n;
-      if (previous_n) {
-        x.last_slower = previous_n;
-        const double t = previous_log_ratio / (previous_log_ratio - log_ratio);
-        x.estimate = std::exp(std::log(static_cast<double>(*previous_n)) +
-                              t * std::log(static_cast<double>(n) / static_cast<double>(*previous_n)));
-      }
-    }
-    previous_log_ratio = log_ratio;
-    previous_n = n;
+    if (g && c) points.push_back({n, c->median_ms, g->median_ms});
   }
-  return x;
+  return {sweep, device, variant, apps::find_crossover(points)};
 }
 
 std::vector<Crossover> all_crossovers(const std::vector<Result>& results,
@@ -458,35 +394,15 @@ std::vector<Crossover> all_crossovers(const std::vector<Result>& results,
   return found;
 }
 
-std::string describe(const Crossover& x) {
-  std::ostringstream out;
-  const std::string what = x.sweep == "square" ? "square matmul" : x.variant;
-  out << x.device << " vs cpu, " << what << ": ";
-  if (!x.first_n) {
-    out << "the CPU is faster at every measured n";
-  } else if (!x.last_slower) {
-    out << "the GPU is faster already at the smallest n (" << *x.first_n << ")";
-  } else {
-    char estimate[32];
-    std::snprintf(estimate, sizeof estimate, "%.3g", x.estimate);
-    out << "the GPU first wins at n = " << *x.first_n << " (CPU faster at " << *x.last_slower
-        << "; crossing near n = " << estimate << " by log-log interpolation)";
-  }
-  if (x.first_n && !x.stays_ahead) out << "; but not at every larger n";
-  return out.str();
+std::string describe(const Crossover& c) {
+  const std::string what = c.sweep == "square" ? "square matmul" : c.variant;
+  return c.device + " vs cpu, " + what + ": " + apps::describe(c.x, "n");
 }
 
 // ---- files ---------------------------------------------------------------------------------
 
-void ensure_parent(const std::string& path) {
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent);
-}
-
 void write_csv(const std::string& path, const std::vector<Result>& results) {
-  ensure_parent(path);
-  std::ofstream out(path);
-  ENGINE_CHECK(out.good(), path, ": cannot open for writing");
+  std::ofstream out = apps::create_file(path);
   out << "sweep,device,n,variant,median_ms,min_ms,max_ms,calls,gflops,gbps\n";
   for (const Result& r : results) {
     out << r.sweep << ',' << r.device << ',' << r.n << ',' << r.variant << ',' << r.median_ms << ','
@@ -552,15 +468,16 @@ void write_panel(std::ostream& gp, const std::vector<Result>& results,
   gp << "set title '" << title << "'\n";
   int mark = 1;
   for (const Crossover& x : crossovers) {
-    if (x.sweep != sweep || x.variant != variant || !x.first_n) continue;
-    const Result* g = find_result(results, sweep, x.device, *x.first_n, variant);
+    if (x.sweep != sweep || x.variant != variant || !x.x.ahead_from) continue;
+    const int64_t n = *x.x.ahead_from;
+    const Result* g = find_result(results, sweep, x.device, n, variant);
     const double y = sweep == "square" ? g->gflops : g->median_ms;
-    // An arrow down (or up) to the first point where the GPU wins; the label in a corner, where
-    // it cannot run off the panel.
-    gp << "set arrow " << mark << " from first " << *x.first_n << ", graph " << (0.98 - 0.08 * mark)
-       << " to first " << *x.first_n << ", first " << y << " lw 1.5 lc rgb '" << device_color(x.device)
+    // An arrow down (or up) to the point from which the GPU stays ahead; the label in a corner,
+    // where it cannot run off the panel.
+    gp << "set arrow " << mark << " from first " << n << ", graph " << (0.98 - 0.08 * mark)
+       << " to first " << n << ", first " << y << " lw 1.5 lc rgb '" << device_color(x.device)
        << "'\n";
-    gp << "set label " << mark << " '" << x.device << " beats cpu from n = " << plot_number(*x.first_n)
+    gp << "set label " << mark << " '" << x.device << " beats cpu from n = " << plot_number(n)
        << "' at graph 0.97, graph " << (0.03 + 0.07 * mark) << " right tc rgb '"
        << device_color(x.device) << "'\n";
     ++mark;
@@ -581,17 +498,7 @@ void write_panel(std::ostream& gp, const std::vector<Result>& results,
 void write_figures(std::ostream& gp, const std::vector<Result>& results,
                    const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
                    const std::string& stem, const std::string& format) {
-  const bool png = format == "png";
-  const std::string terminal = png ? "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
-                                     "{ set terminal pngcairo size %s font ',10' } "
-                                     "else { set terminal png size %s }"
-                                   : "set terminal svg size %s dynamic font ',10'";
-  auto set_terminal = [&](const std::string& size) {
-    std::string line = terminal;
-    for (size_t at; (at = line.find("%s")) != std::string::npos;) line.replace(at, 2, size);
-    gp << line << "\n";
-  };
-  set_terminal("1650,520");
+  gp << apps::gnuplot_terminal(format, "1650,520") << "\n";
   gp << "set output '" << stem << "." << format << "'\n";
   gp << "set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per call'\n";
   gp << "set xlabel 'n'\nset ylabel 'ms'\n";
@@ -600,7 +507,7 @@ void write_figures(std::ostream& gp, const std::vector<Result>& results,
   write_panel(gp, results, targets, crossovers, "dot", "copies+matmul", "with host <-> device copies");
   gp << "unset multiplot\nset output\n";
   if (!has_curve(results, "square", targets.front().name, "matmul")) return;
-  set_terminal("800,560");
+  gp << apps::gnuplot_terminal(format, "800,560") << "\n";
   gp << "set output '" << stem << "_square." << format << "'\n";
   gp << "set logscale x 2\nset format x '%g'\n";
   gp << "set xlabel 'n (n x n @ n x n)'\nset ylabel 'GFLOP/s'\nset key top left\n";
@@ -611,8 +518,7 @@ void write_figures(std::ostream& gp, const std::vector<Result>& results,
 void write_gnuplot(const std::string& path, const std::vector<Result>& results,
                    const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
                    const std::vector<std::string>& machine) {
-  std::ofstream gp(path);
-  ENGINE_CHECK(gp.good(), path, ": cannot open for writing");
+  std::ofstream gp = apps::create_file(path);
   const std::string stem = fs::path(path).stem().string();
   gp << "# Seed 002 (apps/matmul_sweep): CPU vs GPU time of c = a . b, and square-GEMM GFLOP/s.\n";
   for (const std::string& line : machine) gp << "# " << line << "\n";
@@ -624,50 +530,6 @@ void write_gnuplot(const std::string& path, const std::vector<Result>& results,
   write_figures(gp, results, targets, crossovers, stem, "png");
   write_figures(gp, results, targets, crossovers, stem, "svg");
   ENGINE_CHECK(gp.good(), path, ": write failed");
-}
-
-// The full path of `program` if an executable of that name is on PATH.
-std::optional<fs::path> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (!path) return std::nullopt;
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-// Runs gnuplot on the script in its own folder, so that the images land next to it.
-void plot(const std::string& script, bool no_plot) {
-  const fs::path dir = fs::absolute(script).parent_path();
-  const std::string name = fs::path(script).filename().string();
-  const std::string stem = fs::path(script).stem().string();
-  if (no_plot) {
-    std::printf("Plot: --no-plot; the script is %s (run: cd %s && gnuplot %s)\n", script.c_str(),
-                dir.c_str(), name.c_str());
-    return;
-  }
-  const std::optional<fs::path> gnuplot = find_on_path("gnuplot");
-  if (!gnuplot) {
-    std::printf("Plot: gnuplot is not on PATH, so no images were made; the script %s holds the "
-                "data: run `gnuplot %s` in %s on a machine that has gnuplot\n",
-                script.c_str(), name.c_str(), dir.c_str());
-    return;
-  }
-  const std::string command = "cd '" + dir.string() + "' && '" + gnuplot->string() + "' '" + name + "'";
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    std::printf("Plot: gnuplot failed (status %d) on %s\n", status, script.c_str());
-    return;
-  }
-  std::printf("Plot: %s/%s.png and .svg (dot sweep), %s_square.png and .svg (square)\n",
-              dir.c_str(), stem.c_str(), stem.c_str());
-}
-
-std::string with_extension(const std::string& path, const std::string& extension) {
-  return fs::path(path).replace_extension(extension).string();
 }
 
 nlohmann::json json_record(const SweepOptions& o, const apps::CommonOptions& common,
@@ -693,12 +555,12 @@ nlohmann::json json_record(const SweepOptions& o, const apps::CommonOptions& com
   }
   record["results"] = rows;
   nlohmann::json xs = nlohmann::json::array();
-  for (const Crossover& x : crossovers) {
-    xs.push_back({{"sweep", x.sweep}, {"device", x.device}, {"variant", x.variant},
-                  {"first_n", x.first_n ? nlohmann::json(*x.first_n) : nlohmann::json(nullptr)},
-                  {"estimate", x.last_slower ? nlohmann::json(x.estimate) : nlohmann::json(nullptr)},
-                  {"stays_ahead", x.stays_ahead},
-                  {"text", describe(x)}});
+  for (const Crossover& c : crossovers) {
+    nlohmann::json x = apps::to_json(c.x, "n");
+    x["sweep"] = c.sweep;
+    x["device"] = c.device;
+    x["variant"] = c.variant;
+    xs.push_back(x);
   }
   record["crossovers"] = xs;
   return record;
@@ -712,15 +574,9 @@ int main(int argc, char** argv) {
   add_flags(app, o);
 
   return apps::run_app(app, argc, argv, [&]() {
-    apps::CommonOptions common;  // --threads and --log-level applied as in every app
-    common.threads = o.threads;
-    common.log_level = o.log_level;
-    common.seed = o.seed;
-    apps::apply_common_options(common);
-
+    const apps::CommonOptions common = apps::apply_sweep_options(o);
     std::vector<std::string> unavailable;
-    const bool explicit_choice = o.cpu || o.gpu || o.device != "all";
-    const std::vector<Target> targets = select_targets(requested_devices(o), explicit_choice, unavailable);
+    const std::vector<Target> targets = select_targets(o, unavailable);
     print_header(targets, unavailable, o);
 
     std::vector<Result> results;
@@ -739,9 +595,13 @@ int main(int argc, char** argv) {
                                         "BLAS: " + cpu::blas_config()};
     for (const Target& t : targets) machine.push_back(t.name + ": " + t.description);
     for (const std::string& u : unavailable) machine.push_back("unavailable: " + u);
-    const std::string script = with_extension(o.csv_path, ".gp");
+    const std::string script = apps::with_extension(o.csv_path, ".gp");
     write_gnuplot(script, results, targets, crossovers, machine);
-    plot(script, o.no_plot);
+    if (apps::run_gnuplot(script, o.no_plot)) {
+      const std::string stem = apps::with_extension(script, "");
+      std::printf("Plot: %s.png and .svg (dot sweep), %s_square.png and .svg (square)\n",
+                  stem.c_str(), stem.c_str());
+    }
     if (!o.json_path.empty()) {
       apps::write_json(o.json_path, json_record(o, common, targets, unavailable, results, crossovers));
       std::printf("JSON: %s\n", o.json_path.c_str());

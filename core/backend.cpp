@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/sync_check.h"
 #include "cpu/cpu_backend.h"
 #if defined(ENGINE_WITH_CUDA)
 #include "kernels/cuda_backend.h"
@@ -38,6 +39,7 @@ bool device_available(Device device, std::string* why_not) {
 
 Backend& backend_for(Device device) {
   if (Backend* profiled = profiling_backend(device)) return *profiled;  // --profile
+  if (Backend* checked = sync_check_backend(device)) return *checked;   // --sync-check
   if (device.is_cpu()) return cpu::backend();
   std::string why;
   if (!device_available(device, &why)) throw DeviceError("cannot use " + to_string(device) + ": " + why);

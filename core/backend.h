@@ -47,12 +47,25 @@ struct Walk3d {
 
 class StepGraph;
 
+// How much memory a device has left for this process (Backend::memory_info), in bytes.
+struct DeviceMemory {
+  // What new tensors can still get: memory nobody holds, plus the blocks this process's
+  // caching allocator keeps for reuse.
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;  // the device's whole memory; 0 where the backend cannot tell
+  bool known() const { return total_bytes > 0; }
+};
+
 // What a device does at best, measured on it: the denominators of every "% of peak" in a
 // profile (core/profiler.h).
 struct MeasuredPeaks {
   double flops_per_s = 0.0;     // FP32 multiply-adds (2 FLOPs each) per second
   double bytes_per_s = 0.0;     // memory copy bandwidth, bytes read + written
   double launch_seconds = 0.0;  // the floor under one op: a kernel launch, or waking threads
+  // Copies between pinned host memory and the device, each way (bytes moved per second); 0
+  // where there is no such copy (the CPU backend).
+  double host_to_device_bytes_per_s = 0.0;
+  double device_to_host_bytes_per_s = 0.0;
 };
 
 class Backend {
@@ -67,6 +80,10 @@ class Backend {
   virtual void copy_to_host(void* dst, const void* src, size_t bytes) = 0;
   virtual void copy_within(void* dst, const void* src, size_t bytes) = 0;
   virtual void synchronize() = 0;
+  // Free and total memory (cudaMemGetInfo on a GPU; MemAvailable and MemTotal of the host on
+  // the CPU); unknown (total 0) by default. The training apps' pre-flight check compares it
+  // with nn/memory_estimate.h's estimate.
+  virtual DeviceMemory memory_info() { return {}; }
 
   // ---- input prefetch (datasets/batch_queue.h) ------------------------------------------
   // Page-locked host memory, which the device can copy from while the host works on (plain

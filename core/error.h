@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace engine {
 
@@ -19,6 +20,28 @@ class Error : public std::runtime_error {
 class DeviceError : public Error {
  public:
   using Error::Error;
+};
+
+// A failed CUDA call (kernels/cuda_check.h), with its parts kept apart so that --sync-check
+// (core/sync_check.h) can say them again next to the op it was in. what() is the whole line.
+class CudaError : public DeviceError {
+ public:
+  CudaError(const std::string& message, std::string error, std::string kernel, bool fault)
+      : DeviceError(message), error_(std::move(error)), kernel_(std::move(kernel)), fault_(fault) {}
+  // CUDA's words and the error's name: "an illegal memory access was encountered
+  // (cudaErrorIllegalAddress)".
+  const std::string& error() const { return error_; }
+  // The kernel it is laid at: the failed launch itself, or for a fault the last kernel launched
+  // before it was seen ("strided_copy_kernel launched at kernels/strided_copy.cu:92"); empty
+  // when no launch was recorded.
+  const std::string& kernel() const { return kernel_; }
+  // The device faulted inside a kernel (an illegal address, a launch failure...): the CUDA
+  // context is lost and every later CUDA call of the process fails the same way.
+  bool fault() const { return fault_; }
+
+ private:
+  std::string error_, kernel_;
+  bool fault_;
 };
 
 namespace detail {

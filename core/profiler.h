@@ -22,25 +22,9 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/op_cost.h"
 
 namespace engine {
-
-// FLOPs and bytes of one op call: bytes are the tensors it reads and writes, each once (the
-// least traffic the op can have); FLOPs count a multiply-add as 2.
-struct OpCost {
-  double flops = 0.0;
-  double bytes = 0.0;
-};
-
-// (m x k) @ (k x n): 2mnk FLOPs; A, B and C once each.
-OpCost matmul_cost(int64_t m, int64_t n, int64_t k, size_t element_bytes = 4);
-// Any one of the three passes of a convolution (forward, backward data, backward filter):
-// the same implicit GEMM of 2 * (batch*out_h*out_w) * out_c * (kh*kw*in_c) FLOPs; bytes are
-// x, w and y once each.
-OpCost conv2d_cost(const Conv2dGeometry& g);
-// An elementwise op over `elements` values: flops_per_element each, `tensors` arrays of that
-// size touched (read or written) once.
-OpCost elementwise_cost(int64_t elements, double flops_per_element, int tensors);
 
 // One row of the profile.
 struct OpProfile {
@@ -59,7 +43,8 @@ struct Profile {
   double wall_seconds = 0.0;   // since enable_profiling
 };
 
-// From now on, ops on `device` are timed. Measures the device's peaks first (~0.1-0.5 s).
+// From now on, ops on `device` are timed. Takes the device's peaks from the cache, or measures
+// them first (~0.1-0.5 s; core/peaks_cache.h).
 // Call it before any tensor of the run exists (tensors made earlier keep the plain backend).
 void enable_profiling(Device device);
 bool profiling_enabled(Device device);

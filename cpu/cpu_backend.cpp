@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -45,6 +47,22 @@ void* CpuBackend::allocate_pinned(size_t bytes) {
   return pointer;
 }
 void CpuBackend::free_pinned(void* pointer) { std::free(pointer); }
+
+// The host's MemTotal and MemAvailable (what the kernel can give without swapping), from
+// /proc/meminfo; unknown where there is no such file.
+DeviceMemory CpuBackend::memory_info() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kib = 0, total = 0, available = 0;
+  bool have_available = false;
+  while (meminfo >> key >> kib) {
+    if (key == "MemTotal:") total = kib << 10;
+    if (key == "MemAvailable:") available = kib << 10, have_available = true;
+    meminfo.ignore(64, '\n');  // " kB"
+  }
+  if (total == 0 || !have_available) return {};
+  return {available + allocator_.stats().cached_bytes, total};
+}
 void CpuBackend::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }

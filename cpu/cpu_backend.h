@@ -39,6 +39,7 @@ class CpuBackend final : public Backend {
   // Plain memory and a copy done at once: the CPU computes where the data already is.
   void* allocate_pinned(size_t bytes) override;
   void free_pinned(void* pointer) override;
+  DeviceMemory memory_info() override;  // the host's memory
   void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override;
   uint64_t record_fence() override { return 0; }
   void fence_wait(uint64_t fence) override { (void)fence; }

@@ -80,7 +80,12 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
 ImageBatches::~ImageBatches() {
   stop_producer();
   Backend& backend = backend_for(device_);
-  backend.synchronize();  // no copy may still read a slot we free
+  try {
+    backend.synchronize();  // no copy may still read a slot we free
+  } catch (const Error&) {
+    // A device fault (the error that unwinds through here) fails every later call too; a
+    // destructor must not throw, and the frees below are best effort.
+  }
   for (Slot& slot : slots_) {
     if (slot.pixels) backend.free_pinned(slot.pixels);
     if (slot.values) backend.free_pinned(slot.values);
@@ -105,19 +110,21 @@ void ImageBatches::stop_producer() {
   }
 }
 
-void ImageBatches::start_epoch(int64_t epoch, int64_t steps) {
+void ImageBatches::start_epoch(int64_t epoch, int64_t steps, int64_t first_step) {
   const int64_t batches = (size() + options_.batch_size - 1) / options_.batch_size;
   ENGINE_CHECK(steps >= 1 && steps <= batches, "an epoch of ", size(), " images in batches of ",
                options_.batch_size, " has 1 to ", batches, " steps, not ", steps);
+  ENGINE_CHECK(first_step >= 0 && first_step < steps, "an epoch of ", steps,
+               " steps cannot start at step ", first_step);
   const bool continues = producer_.joinable() && epoch == epoch_ + 1 && steps == steps_ &&
-                         taken_ == steps_;
+                         taken_ == steps_ && first_step == 0;
   if (!continues) {
     stop_producer();
-    producer_ = std::thread(&ImageBatches::produce, this, epoch, steps);
+    producer_ = std::thread(&ImageBatches::produce, this, epoch, steps, first_step);
   }
   epoch_ = epoch;
   steps_ = steps;
-  taken_ = 0;
+  taken_ = first_step;
   wait_seconds_ = 0.0;
 }
 
@@ -135,10 +142,10 @@ std::vector<int32_t> ImageBatches::epoch_order(int64_t epoch) const {
 }
 
 // Epoch after epoch until stopped: the queue's free slots are what holds it back.
-void ImageBatches::produce(int64_t first_epoch, int64_t steps) {
+void ImageBatches::produce(int64_t first_epoch, int64_t steps, int64_t first_step) {
   for (int64_t epoch = first_epoch;; ++epoch) {
     const std::vector<int32_t> order = epoch_order(epoch);
-    for (int64_t b = 0; b < steps; ++b) {
+    for (int64_t b = epoch == first_epoch ? first_step : 0; b < steps; ++b) {
       Slot* slot = nullptr;
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -221,6 +228,7 @@ void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64
   std::lock_guard<std::mutex> lock(mutex_);
   decode_seconds_ += decode;
   augment_seconds_ += augment;
+  images_prepared_ += count;
 }
 
 void ImageBatches::release_copied_slots(size_t keep) {
@@ -294,6 +302,11 @@ int64_t ImageBatches::next() {
 double ImageBatches::decode_seconds() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return decode_seconds_;
+}
+
+int64_t ImageBatches::images_prepared() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return images_prepared_;
 }
 
 double ImageBatches::augment_seconds() const {

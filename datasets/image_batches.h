@@ -74,11 +74,13 @@ class ImageBatches {
   const Tensor& x() const { return x_; }
   const Tensor& y() const { return y_; }
 
-  // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling). The
-  // producer goes on into the following epochs on its own (while the device validates, say),
-  // so when this epoch follows the last one with the same steps, its first batches are ready;
-  // otherwise the producer restarts here and unfinished work is dropped.
-  void start_epoch(int64_t epoch, int64_t steps);
+  // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling), from
+  // batch `first_step` on (a run resumed from a checkpoint mid-epoch; the batches before it
+  // are never made). The producer goes on into the following epochs on its own (while the
+  // device validates, say), so when this epoch follows the last one with the same steps, its
+  // first batches are ready; otherwise the producer restarts here and unfinished work is
+  // dropped.
+  void start_epoch(int64_t epoch, int64_t steps, int64_t first_step = 0);
   // Waits for the epoch's next batch and enqueues its transfer into x() and y() on the device
   // (asynchronously on a GPU); returns how many images it holds (B, or fewer for the last
   // batch of a pass). Rethrows what the producer failed with (a file that stopped decoding).
@@ -89,6 +91,8 @@ class ImageBatches {
   // The host work per epoch so far, summed over workers: decoding, and augmenting.
   double decode_seconds() const;
   double augment_seconds() const;
+  // The images that work was done for (batches made ahead and never used included).
+  int64_t images_prepared() const;
 
  private:
   struct Slot {
@@ -100,7 +104,7 @@ class ImageBatches {
     int64_t epoch = 0;  // the epoch the batch belongs to
     uint64_t fence = 0;  // reached once the device has copied the slot
   };
-  void produce(int64_t first_epoch, int64_t steps);
+  void produce(int64_t first_epoch, int64_t steps, int64_t first_step);
   std::vector<int32_t> epoch_order(int64_t epoch) const;
   void fill(Slot& slot, int64_t epoch, const int32_t* samples, int64_t count);
   void stop_producer();
@@ -125,6 +129,7 @@ class ImageBatches {
   int64_t epoch_ = 0, steps_ = 0, taken_ = 0;
   double wait_seconds_ = 0.0;
   double decode_seconds_ = 0.0, augment_seconds_ = 0.0;  // guarded by mutex_
+  int64_t images_prepared_ = 0;                           // guarded by mutex_
 };
 
 }  // namespace engine::datasets

@@ -38,6 +38,9 @@ class CudaStepGraph final : public StepGraph {
   }
   void replay() override {
     CHECK_CUDA(cudaGraphLaunch(exec_, g_stream));
+    // A fault inside the replay is laid at the graph: its kernels are not launched one by one.
+    NOTE_LAUNCH_SITE("the replayed CUDA graph of a training step (--no-graph launches its "
+                     "kernels one by one)");
   }
   int64_t kernel_count() const override { return kernels_; }
 
@@ -65,10 +68,61 @@ int64_t count_kernel_nodes(cudaGraph_t graph) {
 
 }  // namespace
 
+namespace {
+
+// Errors that mean a kernel faulted: the context is lost, and every later call reports the
+// same error ("sticky"), wherever it is made. Everything else is the failing call's own.
+bool is_fault(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string error_text(cudaError_t status) {
+  return detail::concat(cudaGetErrorString(status), " (", cudaGetErrorName(status), ")");
+}
+
+// A fault, seen by `reported_by`: the last kernel launched before it is where to look.
+[[noreturn]] void throw_fault(cudaError_t status, const std::string& reported_by) {
+  const LaunchSite* last = last_launch();
+  const std::string kernel = last ? describe(*last) : std::string();
+  throw CudaError(
+      detail::concat("GPU fault: ", error_text(status), ", reported by ", reported_by,
+                     "; the last kernel launched before that: ",
+                     last ? kernel : std::string("none recorded"),
+                     " (kernels run asynchronously, so it may be an earlier one: rerun with "
+                     "--sync-check to find the op exactly)"),
+      error_text(status), kernel, true);
+}
+
+}  // namespace
+
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
-  const std::string message = detail::concat("CUDA error: ", call, " failed at ", file, ":", line,
-                                             ": ", cudaGetErrorString(status));
-  throw DeviceError(message);
+  const std::string where = detail::concat(call, " at ", short_path(file), ":", line);
+  if (is_fault(status)) throw_fault(status, where);
+  throw CudaError(detail::concat("CUDA error: ", call, " failed at ", short_path(file), ":", line,
+                                 ": ", cudaGetErrorString(status)),
+                  error_text(status), std::string(), false);
+}
+
+[[noreturn]] void throw_launch_error(cudaError_t status, const LaunchSite* site) {
+  // A fault of a kernel queued earlier, found by this launch's check.
+  if (is_fault(status)) throw_fault(status, "the check after " + describe(*site));
+  throw CudaError(detail::concat("CUDA error: ", describe(*site), " failed to start: ",
+                                 error_text(status)),
+                  error_text(status), describe(*site), false);
 }
 
 cudaStream_t stream() { return g_stream; }
@@ -163,6 +217,12 @@ void CudaBackend::copy_within(void* dst, const void* src, size_t bytes) {
 
 void CudaBackend::synchronize() { CHECK_CUDA(cudaStreamSynchronize(g_stream)); }
 
+DeviceMemory CudaBackend::memory_info() {
+  size_t free = 0, total = 0;
+  CHECK_CUDA(cudaMemGetInfo(&free, &total));
+  return {free + allocator_.stats().cached_bytes, total};
+}
+
 void* CudaBackend::allocate_pinned(size_t bytes) {
   void* pointer = nullptr;
   const cudaError_t status = cudaMallocHost(&pointer, bytes);
@@ -214,7 +274,8 @@ double CudaBackend::timer_seconds(uint64_t start, uint64_t end) {
 
 MeasuredPeaks CudaBackend::measure_peaks() {
   const DevicePeaks peaks = measure_device_peaks(g_stream);
-  return {peaks.fp32_flops, peaks.copy_bytes_per_s, peaks.launch_seconds};
+  return {peaks.fp32_flops, peaks.copy_bytes_per_s, peaks.launch_seconds,
+          peaks.host_to_device_bytes_per_s, peaks.device_to_host_bytes_per_s};
 }
 
 bool CudaBackend::fence_reached(uint64_t fence) {

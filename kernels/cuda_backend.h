@@ -25,6 +25,7 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t bytes) override;
   void copy_within(void* dst, const void* src, size_t bytes) override;
   void synchronize() override;
+  DeviceMemory memory_info() override;  // cudaMemGetInfo, plus the allocator's cached blocks
   void* allocate_pinned(size_t bytes) override;
   void free_pinned(void* pointer) override;
   void copy_from_pinned_async(void* dst, const void* src, size_t bytes) override;

@@ -1,11 +1,13 @@
-// Three probes. FMA rate: every thread runs 8 independent FMA chains (enough to cover the
+// Five probes. FMA rate: every thread runs 8 independent FMA chains (enough to cover the
 // 4-cycle FMA latency on each of an SM's 4 schedulers) for 4,096 iterations; 4 blocks of 256
 // threads per SM. On an H100 SXM (132 SMs, 128 FP32 lanes each, ~1.98 GHz boost) the
 // datasheet figure is 132 x 128 x 2 x 1.98e9 = 67 TFLOP/s. Copy: cudaMemcpyAsync of 1 GiB
 // device to device, counting bytes read plus bytes written (DESIGN.md's 3.0 TB/s on H100).
 // Launch: 1,000 launches of an empty kernel back to back, timed on the device: the floor
-// under any kernel, ~2-4 us on a current GPU.
+// under any kernel, ~2-4 us on a current GPU. Host <-> device: 256 MiB each way from and into
+// pinned memory (PCIe 5 x16: ~50 GB/s at best per direction).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "kernels/cuda_check.h"
@@ -86,6 +88,25 @@ DevicePeaks measure_device_peaks(cudaStream_t stream) {
   peaks.copy_bytes_per_s = 2.0 * static_cast<double>(bytes) / copy_seconds;
   CHECK_CUDA(cudaFree(src));
   CHECK_CUDA(cudaFree(dst));
+
+  // PCIe (or NVLink-C2C) each way, from and into page-locked memory: what the prefetching
+  // loader and pinned staging get. Pageable memory goes through a driver bounce buffer and
+  // gets less (the seed-002 sweep's "with copies" curve).
+  const size_t host_bytes = size_t{256} << 20;
+  void *pinned = nullptr, *device_buffer = nullptr;
+  CHECK_CUDA(cudaMallocHost(&pinned, host_bytes));
+  CHECK_CUDA(cudaMalloc(&device_buffer, host_bytes));
+  std::memset(pinned, 1, host_bytes);
+  const double h2d_seconds = median_seconds(stream, 3, [&] {
+    CHECK_CUDA(cudaMemcpyAsync(device_buffer, pinned, host_bytes, cudaMemcpyHostToDevice, stream));
+  });
+  const double d2h_seconds = median_seconds(stream, 3, [&] {
+    CHECK_CUDA(cudaMemcpyAsync(pinned, device_buffer, host_bytes, cudaMemcpyDeviceToHost, stream));
+  });
+  peaks.host_to_device_bytes_per_s = static_cast<double>(host_bytes) / h2d_seconds;
+  peaks.device_to_host_bytes_per_s = static_cast<double>(host_bytes) / d2h_seconds;
+  CHECK_CUDA(cudaFreeHost(pinned));
+  CHECK_CUDA(cudaFree(device_buffer));
 
   constexpr int LAUNCHES = 1000;
   peaks.launch_seconds = median_seconds(stream, 5, [&] {

@@ -83,13 +83,13 @@ void CudaBackend::strided_copy(const Tensor& x, Tensor& y, const std::array<int6
     transpose_tiles_kernel<<<grid, dim3(TILE, TILE_ROWS), 0, stream()>>>(
         static_cast<const uint32_t*>(x.raw_data()), static_cast<uint32_t*>(y.raw_data()), extent[0],
         extent[1], device_walk(from), device_walk(to));
-    CHECK_LAUNCH();
+    CHECK_LAUNCH_NAMED("transpose_tiles_kernel");
     return;
   }
   strided_copy_kernel<<<blocks_for(total, THREADS), THREADS, 0, stream()>>>(
       static_cast<const uint32_t*>(x.raw_data()), static_cast<uint32_t*>(y.raw_data()), extent[1],
       extent[2], total, device_walk(from), device_walk(to));
-  CHECK_LAUNCH();
+  CHECK_LAUNCH_NAMED("strided_copy_kernel");
 }
 
 }  // namespace engine::cuda

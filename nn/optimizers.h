@@ -1,6 +1,8 @@
 // Optimizers over a model's flat parameter buffer: one backend call updates everything.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/tensor.h"
@@ -15,6 +17,12 @@ class Optimizer {
   // Applies one update from store.grads to store.values. `step` is the number of updates
   // already applied, an I32 scalar on the parameters' device (the caller increments it).
   virtual void step(ParameterStore& store, const Tensor& step) = 0;
+  // Replaces the learning rate the optimizer was made with (--learning-rate); must be positive.
+  virtual void set_learning_rate(float learning_rate) = 0;
+  // What a checkpoint saves to go on as if never stopped: each state buffer (laid out like
+  // store.values) by name. Buffers no step has made yet are made now, zeroed, as the first
+  // step would; the tensors share storage with the optimizer's, so a copy into them restores.
+  virtual std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) = 0;
 };
 
 // Plain SGD, or with momentum (Keras: v = momentum v - lr g; p += v). Keras defaults.
@@ -23,6 +31,8 @@ class SGD final : public Optimizer {
   explicit SGD(float learning_rate = 0.01f, float momentum = 0.0f);
   std::string name() const override { return "SGD"; }
   void step(ParameterStore& store, const Tensor& step) override;
+  void set_learning_rate(float learning_rate) override;
+  std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
   float learning_rate_, momentum_;
@@ -36,6 +46,8 @@ class Adam final : public Optimizer {
                 float epsilon = 1e-7f);
   std::string name() const override { return "Adam"; }
   void step(ParameterStore& store, const Tensor& step) override;
+  void set_learning_rate(float learning_rate) override;
+  std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
   AdamConfig config_;
@@ -49,6 +61,8 @@ class RMSprop final : public Optimizer {
   explicit RMSprop(float learning_rate = 1e-3f, float rho = 0.9f, float epsilon = 1e-7f);
   std::string name() const override { return "RMSprop"; }
   void step(ParameterStore& store, const Tensor& step) override;
+  void set_learning_rate(float learning_rate) override;
+  std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
   float learning_rate_, rho_, epsilon_;
@@ -63,6 +77,8 @@ class Adadelta final : public Optimizer {
   explicit Adadelta(float learning_rate = 1.0f, float rho = 0.95f, float epsilon = 1e-7f);
   std::string name() const override { return "Adadelta"; }
   void step(ParameterStore& store, const Tensor& step) override;
+  void set_learning_rate(float learning_rate) override;
+  std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
   float learning_rate_, rho_, epsilon_;

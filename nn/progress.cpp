@@ -17,17 +17,19 @@ double seconds_between(std::chrono::steady_clock::time_point a,
 }
 }  // namespace
 
-ProgressBar::ProgressBar(std::ostream& out, int64_t total_steps, bool interactive)
+ProgressBar::ProgressBar(std::ostream& out, int64_t total_steps, bool interactive,
+                         double earlier_seconds)
     : out_(out),
       total_(total_steps),
       interactive_(interactive),
+      earlier_seconds_(earlier_seconds),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_ - std::chrono::seconds(1)) {}
 
 bool ProgressBar::stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
 
 double ProgressBar::elapsed_seconds() const {
-  return seconds_between(start_, std::chrono::steady_clock::now());
+  return earlier_seconds_ + seconds_between(start_, std::chrono::steady_clock::now());
 }
 
 bool ProgressBar::due(int64_t step) const {

@@ -16,13 +16,17 @@ using Metrics = std::vector<std::pair<std::string, double>>;
 class ProgressBar {
  public:
   // `interactive`: redraw in place; defaults to whether stdout is a terminal.
-  ProgressBar(std::ostream& out, int64_t total_steps, bool interactive);
+  // `earlier_seconds`: what a run that stopped mid-epoch already spent on it (a resumed
+  // epoch), counted into the elapsed time.
+  ProgressBar(std::ostream& out, int64_t total_steps, bool interactive,
+              double earlier_seconds = 0.0);
   // Whether a redraw is due (at most ~10 per second), so callers fetch metrics only then.
   bool due(int64_t step) const;
   void update(int64_t step, const Metrics& metrics);
   // Writes the final line with the total time; `extra` metrics (validation) are appended.
   void finish(const Metrics& metrics, const Metrics& extra = {});
   double elapsed_seconds() const;
+  bool interactive() const { return interactive_; }
 
   static bool stdout_is_terminal();
   static std::string format_duration(double seconds);  // Keras' "3s", "1:05", "1:01:05"
@@ -34,6 +38,7 @@ class ProgressBar {
   std::ostream& out_;
   int64_t total_;
   bool interactive_;
+  double earlier_seconds_;
   std::chrono::steady_clock::time_point start_;
   mutable std::chrono::steady_clock::time_point last_draw_;
   size_t last_width_ = 0;

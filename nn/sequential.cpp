@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -180,6 +181,17 @@ void Sequential::zero_unreached_grads() {
     p.grad.backend().fill(p.grad, 0.0f);  // backward never reached it: its gradient is 0
     p.value.set_overwrite_grad(false);
   }
+}
+
+void Sequential::set_step_counter(int64_t steps) {
+  ENGINE_CHECK(built(), "set_step_counter() needs a built model");
+  ENGINE_CHECK(steps >= 0 && steps <= INT32_MAX, "step counter ", steps, " out of range");
+  step_.copy_from(Tensor::from_ints({static_cast<int32_t>(steps)}, {}, device()));
+}
+
+Optimizer& Sequential::optimizer() {
+  ENGINE_CHECK(compiled_, "the model has no optimizer yet (call compile())");
+  return *optimizer_;
 }
 
 void Sequential::compile(std::unique_ptr<Optimizer> optimizer, Loss loss) {

@@ -33,6 +33,8 @@ class Sequential {
   Device device() const;
   const Shape& input_shape() const { return input_shape_; }
   const Shape& output_shape() const { return output_shape_; }
+  // Each layer's output shape, per sample (without the batch dimension), in order.
+  const std::vector<Shape>& layer_output_shapes() const { return output_shapes_; }
 
   // The Keras 2 summary table (layer, output shape, parameter count, totals).
   void summary(std::ostream& out) const;
@@ -51,8 +53,12 @@ class Sequential {
   // Optimizer steps taken so far: an I32 scalar on the model's device, read there by Adam's
   // bias correction and by dropout's masks (core/backend.h says why it is not a host number).
   const Tensor& step_counter() const { return step_; }
+  // Sets the counter, for a run that goes on from a checkpoint.
+  void set_step_counter(int64_t steps);
 
   void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
+  // The optimizer compile() was given.
+  Optimizer& optimizer();
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);

@@ -1,10 +1,13 @@
 // What fit/evaluate take and return.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
+#include "core/binary_file.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 
@@ -34,14 +37,24 @@ class BatchSource {
   virtual ~BatchSource() = default;
   virtual int64_t size() const = 0;         // samples in one pass over the data
   virtual const Dataset& rows() const = 0;  // what a step gathers its rows from
-  // Called before the epoch's first next(): the epoch (1-based), its steps and batch size.
-  virtual void start_epoch(int epoch, int64_t steps, int64_t batch) = 0;
+  // Called before the epoch's first next(): the epoch (1-based), its steps and batch size, and
+  // the step it starts at (0, or the step a resumed run goes on with: next() is then first
+  // called for that step's samples).
+  virtual void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) = 0;
+  // The source's random state before start_epoch, for a checkpoint: restore_state(state()) on
+  // a source over the same data makes the epochs after draw the batches they would have
+  // drawn. Empty (the default) where the batches depend only on (seed, epoch), as the image
+  // loader's do.
+  virtual Bytes state() const { return {}; }
+  virtual void restore_state(const Bytes& state);
   // Makes samples [first, first + count) of the epoch ready in rows() and returns the (count,)
   // I32 index of their rows there.
   virtual Tensor next(int64_t first, int64_t count) = 0;
   // Seconds the current epoch's next() calls spent waiting for data (0: resident data).
   virtual double wait_seconds() const { return 0.0; }
 };
+
+struct TrainingState;
 
 struct FitOptions {
   int epochs = 1;
@@ -55,6 +68,24 @@ struct FitOptions {
   // Record one full-batch training step as a CUDA graph and replay it for every full batch
   // (where the backend can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
+
+  // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`
+  // epochs and after the last (0: none of those), and one when `stop_signal` asks it to stop.
+  std::string checkpoint_path;
+  int checkpoint_every = 0;
+  // Where a checkpoint left off (load_checkpoint, which also restored the model and its
+  // optimizer): fit goes on from there to `epochs` as if it had never stopped. It must have
+  // been saved with the same seed, batch size and steps per epoch, over the same data.
+  const TrainingState* resume = nullptr;
+  // Once this holds a nonzero value (a signal number, set by a handler), fit finishes the
+  // step it is in, saves a checkpoint (with a checkpoint_path), and returns with
+  // History::interrupted_by set. Checked after every step.
+  const std::atomic<int>* stop_signal = nullptr;
+  // After every step, check that the loss and the gradients are finite; on a NaN or an
+  // infinity, throw engine::Error naming the epoch, the step and the first parameter (in
+  // forward order) whose gradient holds it, before anything is saved. Costs a dot product
+  // over the gradients and two scalar reads per step: a synchronisation on the GPU.
+  bool check_numerics = false;
 };
 
 // A Dataset resident on the device, shuffled every epoch from options.seed; a full batch's row
@@ -65,8 +96,12 @@ class ResidentBatches final : public BatchSource {
   ResidentBatches(const Dataset& data, const FitOptions& options, Device device);
   int64_t size() const override { return data_.size(); }
   const Dataset& rows() const override { return data_; }
-  void start_epoch(int epoch, int64_t steps, int64_t batch) override;
+  void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) override;
   Tensor next(int64_t first, int64_t count) override;
+  // Each epoch shuffles the previous epoch's order on: the state is the generator's position
+  // and that order.
+  Bytes state() const override;
+  void restore_state(const Bytes& state) override;
 
  private:
   const Dataset& data_;
@@ -89,9 +124,36 @@ struct EpochRecord {
 };
 
 struct History {
-  std::vector<EpochRecord> epochs;
+  std::vector<EpochRecord> epochs;  // with a resumed run, the epochs before it too
   bool graph_replay = false;      // whether full batches ran as a replayed graph
   int64_t kernels_per_step = 0;   // kernel launches in the recorded step (0: not recorded)
+  // Set when stop_signal stopped the run: the signal, and where it stopped (the epoch,
+  // 1-based, and the steps of it done).
+  int interrupted_by = 0;
+  int stopped_epoch = 0;
+  int64_t stopped_step = 0;
+  // Whether fit saved a checkpoint; after a stop, the last one is where it stopped.
+  bool checkpoint_saved = false;
+};
+
+// Where a run stands between two steps: with the model's weights, its optimizer's state and
+// step counter, all a checkpoint holds to go on as if the run had never stopped.
+struct TrainingState {
+  // The run's settings, which shape the batches and the masks: a resumed run must share them.
+  uint64_t seed = 0;
+  int64_t batch_size = 0;
+  int64_t steps_per_epoch = 0;  // resolved: the steps each epoch runs
+  // The epoch to go on with (1-based) and its steps already done (0 at an epoch boundary).
+  int epoch = 1;
+  int64_t step = 0;
+  // That epoch's running sums so far, as fit keeps them on the device, and its time.
+  float loss_sum = 0.0f;
+  float correct = 0.0f;
+  int64_t samples = 0;
+  double seconds = 0.0;
+  double data_wait_seconds = 0.0;
+  Bytes source_state;                // BatchSource::state() before `epoch` started
+  std::vector<EpochRecord> history;  // the epochs done
 };
 
 struct EvalOptions {

@@ -2,7 +2,9 @@
 // a magic string, a version, the named tensors with their shapes, and a CRC-32 of it all.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "core/binary_file.h"
 #include "nn/sequential.h"
 
 namespace engine::nn {
@@ -17,5 +19,15 @@ void save_weights(const Sequential& model, const std::string& path);
 // Throws engine::Error naming the file and the problem: missing, truncated, bad magic,
 // newer version, checksum mismatch, or a different model.
 void load_weights(Sequential& model, const std::string& path);
+
+// Whether `file` starts like a weights file (so another reader can say what it was given).
+bool is_weights_file(const Bytes& file);
+
+// The tensor records of a weights file, which checkpoints hold too (nn/checkpoint.h): the
+// tensor count, then each parameter's name, shape and values, in the model's order.
+void write_parameter_records(ByteWriter& out, const ParameterStore& store);
+// Reads them back, checking every name and shape against `store`; returns the values in the
+// layout of store.values (nothing is copied into the model).
+std::vector<float> read_parameter_records(ByteReader& in, const ParameterStore& store);
 
 }  // namespace engine::nn

@@ -5,7 +5,7 @@
 # that not every thread reaches). One summary line per tool and suite into OUT/sanitize.txt.
 # Usage: scripts/device_sanitize.sh BUILD_DIR OUT_DIR [SECONDS_PER_RUN] (after a CUDA build)
 #
-# The 32 runs go 12 at a time: a sanitized run is CPU-bound on the host far more than it loads
+# The 32 runs go 16 at a time: a sanitized run is CPU-bound on the host far more than it loads
 # the GPU. Each has a time limit (default 150 s; racecheck over the large GEMM cases can take
 # longer): a run cut short says so on its line, with the test cases it had passed. test_gpu_backend's
 # out-of-memory case asks cudaMalloc for more than the device has on purpose, which memcheck
@@ -29,7 +29,7 @@ one_run() {  # one_run TOOL SUITE: a line "TOOL SUITE: rc | summary | test cases
 export -f one_run; export build out limit
 for tool in memcheck racecheck initcheck synccheck; do
   for s in $suites; do echo "$tool $s"; done
-done | xargs -P 12 -L 1 bash -c 'one_run "$0" "$1"' | sort > "$out/sanitize.txt"
+done | xargs -P 16 -L 1 bash -c 'one_run "$0" "$1"' | sort > "$out/sanitize.txt"
 if [ -x "$build/tests/test_gpu_backend" ]; then
   timeout 120 compute-sanitizer --tool memcheck "$build/tests/test_gpu_backend" -tc="*more device memory*" \
     > "$out/sanitize_logs/memcheck_oom.txt" 2>&1

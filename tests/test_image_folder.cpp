@@ -719,12 +719,13 @@ TEST_CASE("decode_folder: strict throws for the first bad file; nothing decodabl
 
 namespace {
 
-// Every batch of one epoch of `batches`: pixels as floats, then the labels.
+// Every batch of one epoch of `batches` from `first_step` on: pixels as floats, then the labels.
 std::vector<std::vector<float>> epoch_batches(engine::datasets::ImageBatches& batches,
-                                              int64_t epoch, int64_t steps) {
+                                              int64_t epoch, int64_t steps,
+                                              int64_t first_step = 0) {
   std::vector<std::vector<float>> out;
-  batches.start_epoch(epoch, steps);
-  for (int64_t s = 0; s < steps; ++s) {
+  batches.start_epoch(epoch, steps, first_step);
+  for (int64_t s = first_step; s < steps; ++s) {
     const int64_t n = batches.next();
     std::vector<float> x = batches.x().to_vector(), y = batches.y().to_vector();
     x.resize(static_cast<size_t>(n) * 8 * 8 * 3);
@@ -798,6 +799,29 @@ TEST_CASE("ImageBatches: the same batches with 1 or 3 workers, decoded each epoc
   for (int64_t epoch = 1; epoch <= 2; ++epoch) {
     CHECK(epoch_batches(one, epoch, 3) == epoch_batches(three, epoch, 3));
   }
+}
+
+TEST_CASE("ImageBatches: an epoch started at a later step (a resumed run) goes on with its batches") {
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;
+  options.augment = true;
+  options.seed = 3;
+  ImageBatches straight(folder, {}, engine::Device::cpu(), options);
+  ImageBatches resumed(folder, {}, engine::Device::cpu(), options);
+  epoch_batches(straight, 1, 3);
+  const auto whole = epoch_batches(straight, 2, 3);
+  const auto rest = epoch_batches(resumed, 2, 3, /*first_step=*/1);  // a fresh loader
+  REQUIRE(rest.size() == 2);
+  CHECK(rest[0] == whole[1]);
+  CHECK(rest[1] == whole[2]);
+  // And the epochs after it are the straight run's.
+  CHECK(epoch_batches(resumed, 3, 3) == epoch_batches(straight, 3, 3));
+  CHECK_THROWS_WITH_AS(resumed.start_epoch(4, 3, 3), doctest::Contains("cannot start at step 3"),
+                       engine::Error);
 }
 
 TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batch is an error") {

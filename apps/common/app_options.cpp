@@ -3,15 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 
 #include "core/backend.h"
+#include "core/binary_file.h"
 #include "core/error.h"
 #include "core/logging.h"
 #include "core/profiler.h"
+#include "core/sync_check.h"
 #include "core/system_info.h"
 #include "cpu/cpu_backend.h"
 
@@ -34,6 +34,10 @@ void add_device_flags(CLI::App& app, CommonOptions& o) {
   app.add_flag("--profile", o.profile,
                "time every op on the device (CUDA events; no CUDA graph) and print a table at "
                "the end: time, FLOPs, bytes, % of the measured peak, what bounds it");
+  app.add_flag("--sync-check", o.sync_check,
+               "wait for the device after every op, so that a GPU fault (illegal address, launch "
+               "failure) names the op and the kernel it happened in; no CUDA graph: a few times "
+               "slower, for finding a fault, not for timing (free on the CPU)");
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 }
@@ -50,8 +54,38 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
   app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
   app.add_option("--save", o.save_path, "save the trained weights to this file");
-  app.add_option("--load", o.load_path, "load weights from this file before training")
-      ->check(CLI::ExistingFile);
+  CLI::Option* load =
+      app.add_option("--load", o.load_path, "load weights from this file before training")
+          ->check(CLI::ExistingFile);
+  app.add_option("--learning-rate,--lr", o.learning_rate,
+                 "the optimizer's learning rate (default: the article's, Keras' default)")
+      ->check(CLI::PositiveNumber);
+
+  o.app_name = app.get_name();
+  CLI::Option* checkpoint = app.add_option(
+      "--checkpoint", o.checkpoint_path,
+      "save a checkpoint here (weights, optimizer state, shuffling state, epoch) every "
+      "--checkpoint-every epochs and after the last, atomically; Ctrl-C saves one too");
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "epochs between checkpoints (default 1; needs --checkpoint)")
+      ->check(CLI::Range(1, 100000))
+      ->needs(checkpoint);
+  app.add_option("--resume", o.resume_path,
+                 "go on from this checkpoint to --epochs, as if never stopped (same --seed, "
+                 "--batch-size, --steps-per-epoch and data)")
+      ->check(CLI::ExistingFile)
+      ->excludes(load);
+  CLI::Option* nan_check = app.add_flag_callback(
+      "--nan-check", [&o] { o.nan_check = true; },
+      "stop at the first NaN or Inf in the loss or the gradients, naming the epoch, the step and "
+      "the layer (default on the CPU; on the GPU it costs a synchronisation per step)");
+  app.add_flag_callback("--no-nan-check", [&o] { o.nan_check = false; },
+                        "do not check for NaN and Inf (the default on the GPU)")
+      ->excludes(nan_check);
+}
+
+bool nan_check_enabled(const CommonOptions& o, Device device) {
+  return o.nan_check.value_or(device.is_cpu());
 }
 
 std::string backend_choice(const CommonOptions& o) {
@@ -73,7 +107,9 @@ Device apply_common_options(const CommonOptions& o) {
   backend_for(device).set_tf32(o.tf32);
   // The GPU backend is one per process: switch the vendor libraries off as well as on.
   if (!device.is_cpu()) backend_for(device).set_vendor_libraries(choice == "cudnn");
-  if (o.profile) enable_profiling(device);  // before the run makes any tensor
+  // Both before the run makes any tensor; the profiler then times the checked ops.
+  if (o.sync_check) enable_sync_check(device);
+  if (o.profile) enable_profiling(device);
   return device;
 }
 
@@ -92,6 +128,9 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     const int status = body();
     for (const Device device : profiled_devices()) print_profile(std::cout, collect_profile(device));
     return status;
+  } catch (const Interrupted& e) {
+    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    return 128 + e.signal();
   } catch (const UsageError& e) {
     std::cerr << app.get_name() << ": " << e.what() << "\n";
     return 2;
@@ -118,20 +157,15 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
           {"blas", cpu::blas_config()},
           {"seed", o.seed},
           {"tf32", o.tf32},
+          {"sync_check", o.sync_check},
           {"batch_size", o.batch_size},
           {"epochs", o.epochs},
           {"steps_per_epoch", o.steps_per_epoch}};
 }
 
 void write_json(const std::string& path, const nlohmann::json& record) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    ENGINE_CHECK(out.good(), path, ": cannot open for writing");
-    out << record.dump(2) << "\n";
-    ENGINE_CHECK(out.good(), path, ": write failed");
-  }
-  ENGINE_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, path, ": cannot rename ", tmp);
+  const std::string text = record.dump(2) + "\n";
+  write_file_atomically(path, text.data(), text.size());
 }
 
 }  // namespace engine::apps

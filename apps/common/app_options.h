@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "core/device.h"
@@ -28,14 +29,27 @@ struct CommonOptions {
   std::string load_path;
   std::string log_level = "info";
   bool profile = false;  // --profile: time every op on the device, print the table at the end
+  bool sync_check = false;  // --sync-check: wait after every op, name the op a GPU fault is in
+  // Training apps only (add_common_flags):
+  std::string app_name;         // names the default checkpoint file, "<app>.ckpt"
+  float learning_rate = 0.0f;   // 0: the optimizer's own (the article's)
+  std::string checkpoint_path;  // --checkpoint
+  int checkpoint_every = 1;     // --checkpoint-every, in epochs
+  std::string resume_path;      // --resume
+  std::optional<bool> nan_check;  // --nan-check / --no-nan-check; unset: on on the CPU only
 };
 
-// Registers the common flags; `datasets` lists the values --dataset accepts.
+// Registers the common flags of a training app, checkpoints and NaN checks included;
+// `datasets` lists the values --dataset accepts.
 void add_common_flags(CLI::App& app, CommonOptions& options,
                       const std::vector<std::string>& datasets);
 // Only the flags of an app that trains nothing: --device, --cpu, --gpu, --tf32, --seed,
-// --threads, --json, --log-level, --profile (add_common_flags adds these too).
+// --threads, --json, --log-level, --profile, --sync-check (add_common_flags adds these too).
 void add_device_flags(CLI::App& app, CommonOptions& options);
+
+// Whether fit checks every step for NaN and Inf: --nan-check / --no-nan-check, else on the
+// CPU only (on the GPU the check synchronises every step).
+bool nan_check_enabled(const CommonOptions& options, Device device);
 
 // Which backend the flags ask for: "cpu", "gpu" (our kernels) or "cudnn" (the GPU with cuBLAS
 // and cuDNN); --cpu and --gpu take precedence over --device.
@@ -52,10 +66,24 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Training stopped by SIGINT or SIGTERM after saving a checkpoint (train_and_report): the app
+// exits with 128 + the signal (130, 143), the status a shell gives a process the signal
+// killed, after one line that says how to resume.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted(int signal, const std::string& message)
+      : std::runtime_error(message), signal_(signal) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
 // Parses argv and runs `body`; after a successful body, prints the --profile table of every
 // profiled device. Flag errors, UsageError and DeviceError (no usable GPU, out of
-// device memory) print one line and return 2;
-// any other engine::Error prints one line and returns 1; --help prints help and returns 0.
+// device memory) print one line and return 2; Interrupted prints its line and returns
+// 128 + its signal; any other engine::Error prints one line and returns 1; --help prints
+// help and returns 0.
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
 // What every --json record holds about the machine and the run's settings.

@@ -5,12 +5,16 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "apps/common/stop_signals.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/tensor.h"
+#include "nn/checkpoint.h"
+#include "nn/memory_estimate.h"
 #include "nn/weights_io.h"
 
 namespace engine::apps {
@@ -86,7 +90,8 @@ void print_step_report(Device device, const nn::History& history) {
     std::printf("Training step: one CUDA graph replay of %lld kernels, median %.1f us/step\n",
                 static_cast<long long>(history.kernels_per_step), step_us);
   } else {
-    std::printf("Training step: kernels launched one by one (--no-graph), median %.1f us/step\n",
+    std::printf("Training step: kernels launched one by one (--no-graph, --profile or "
+                "--sync-check), median %.1f us/step\n",
                 step_us);
   }
   const AllocatorStats memory = backend_for(device).allocator().stats();
@@ -147,6 +152,35 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.use_graph = plan.use_graph;
   return fit;
 }
+
+// Where a checkpoint stands: "in epoch 3 after step 17" or, at a boundary, "after epoch 2".
+std::string position(int epoch, int64_t step) {
+  return step > 0 ? "in epoch " + std::to_string(epoch) + " after step " + std::to_string(step)
+                  : "after epoch " + std::to_string(epoch - 1);
+}
+
+// fit with the run's checkpoints, resume point, NaN check and signal handlers; a run stopped
+// by a signal ends here in Interrupted, having saved its checkpoint.
+nn::History fit_with_checkpoints(nn::Sequential& model, Device device,
+                                 const CommonOptions& options, nn::BatchSource& train,
+                                 const TrainingPlan& plan, const nn::TrainingState* resume) {
+  nn::FitOptions fit = fit_options(options, plan);
+  // Without --checkpoint, only a signal saves one, to a default file named after the app.
+  fit.checkpoint_path =
+      options.checkpoint_path.empty() ? options.app_name + ".ckpt" : options.checkpoint_path;
+  fit.checkpoint_every = options.checkpoint_path.empty() ? 0 : options.checkpoint_every;
+  fit.resume = resume;
+  fit.check_numerics = nan_check_enabled(options, device);
+  StopSignals signals;
+  fit.stop_signal = &signals.received();
+  nn::History history = model.fit(train, fit);
+  if (history.interrupted_by == 0) return history;
+  const std::string where = position(history.stopped_epoch, history.stopped_step);
+  throw Interrupted(history.interrupted_by,
+                    "interrupted by " + signal_name(history.interrupted_by) + " " + where +
+                        "; saved a checkpoint to " + fit.checkpoint_path +
+                        "; resume with --resume " + fit.checkpoint_path);
+}
 }  // namespace
 
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
@@ -165,17 +199,28 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
     nn::load_weights(model, options.load_path);
     std::cout << "Loaded weights from " << options.load_path << "\n";
   }
+  if (options.learning_rate > 0.0f) plan.optimizer->set_learning_rate(options.learning_rate);
   model.compile(std::move(plan.optimizer), plan.loss);
+  std::optional<nn::TrainingState> resume;
+  if (!options.resume_path.empty()) {
+    resume = nn::load_checkpoint(model, options.resume_path);
+    std::cout << "Resuming from " << options.resume_path << " "
+              << position(resume->epoch, resume->step) << "\n";
+  }
 
   TrainingRun run;
   const auto start = std::chrono::steady_clock::now();
   if (options.epochs > 0) {
+    // Pre-flight (nn/memory_estimate.h): a batch the device cannot hold is refused now, with
+    // the sizes, not by an out-of-memory error inside the first step.
+    nn::preflight_training_memory(model, std::min(options.batch_size, train.size()));
     if (plan.validation != nullptr) {
       std::printf("Train on %lld samples, validate on %lld samples\n",
                   static_cast<long long>(train.size()),
                   static_cast<long long>(plan.validation->size()));
     }
-    run.history = model.fit(train, fit_options(options, plan));
+    run.history = fit_with_checkpoints(model, device, options, train, plan,
+                                       resume ? &*resume : nullptr);
   }
   run.train_seconds = seconds_since(start);
   run.result = model.evaluate(test, {plan.eval_batch_size, plan.eval_progress, nullptr});
@@ -212,6 +257,8 @@ void write_run_json(const CommonOptions& options, Device device, const nn::Seque
   if (options.json_path.empty()) return;
   nlohmann::json record = machine_record(options, device);
   record["dataset"] = options.dataset;
+  record["nan_check"] = nan_check_enabled(options, device);
+  record["resumed_from"] = options.resume_path;  // "" for a run from the start
   record.update(fields);
   record["parameters"] = model.parameter_count();
   record_fit(record, device, run.history);

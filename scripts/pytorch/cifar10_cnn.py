@@ -77,7 +77,8 @@ def main():
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
                  validation=(x_test[:1000], y_test[:1000]))
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
-    report(a, dev, model, "cifar10_cnn", {"data": description, "relu": a.relu}, epochs,
+    report(a, dev, model, "cifar10_cnn",
+           {"data": description, "relu": a.relu, "train_samples": x_train.shape[0]}, epochs,
            test_loss, accuracy)
 
 

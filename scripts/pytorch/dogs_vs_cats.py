@@ -226,13 +226,13 @@ def fit(a, model, opt, dev, train_batches, val_batches):
         total, correct, seen = run_batches(model, train_batches(), a.steps_per_epoch, dev, opt)
         wait_for(dev)
         seconds = time.perf_counter() - start
-        record = {"epoch": epoch + 1, "images": seen, "seconds": seconds,
-                  "loss": total.item() / seen, "accuracy": correct.item() / seen}
+        record = {"epoch": epoch + 1, "images": seen, "steps": math.ceil(seen / a.batch_size),
+                  "seconds": seconds, "loss": total.item() / seen, "accuracy": correct.item() / seen}
         start = time.perf_counter()
         total, correct, seen = run_batches(model, val_batches(), a.validation_steps, dev)
         record["val_loss"], record["val_accuracy"] = total.item() / seen, correct.item() / seen
         record["val_seconds"] = time.perf_counter() - start
-        steps = math.ceil(record["images"] / a.batch_size)
+        steps = record["steps"]
         print(f"Epoch {epoch + 1}/{a.epochs} - {seconds:.3f} s ({seconds / steps * 1e3:.1f} ms/step, "
               f"{record['images']} images) - loss: {record['loss']:.4f} - acc: "
               f"{record['accuracy']:.4f} - validation {record['val_seconds']:.3f} s - val_loss: "
@@ -241,7 +241,7 @@ def fit(a, model, opt, dev, train_batches, val_batches):
     return records
 
 
-def write_record(a, dev, model, description, epochs):
+def write_record(a, dev, model, description, train_samples, epochs):
     seconds = [e["seconds"] for e in epochs]
     totals = [e["seconds"] + e["val_seconds"] for e in epochs]
     median, median_total = (float(np.median(seconds)), float(np.median(totals))) if epochs else (0, 0)
@@ -256,7 +256,8 @@ def write_record(a, dev, model, description, epochs):
                   "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
                   "precision": describe_precision(dev), "threads": torch.get_num_threads(),
                   "workers": a.workers if a.mode == "pipeline" else 0, "data": description,
-                  "batch_size": a.batch_size, "parameters": parameter_count(model),
+                  "batch_size": a.batch_size, "train_samples": train_samples,
+                  "parameters": parameter_count(model),
                   "epochs_run": epochs, "epoch_seconds": seconds,
                   "epoch_seconds_with_validation": totals,
                   "val_loss": last.get("val_loss"), "val_accuracy": last.get("val_accuracy")}
@@ -312,7 +313,7 @@ def main():
     opt = torch.optim.RMSprop(model.parameters(), lr=1e-3, alpha=0.9, eps=1e-7)
 
     epochs = fit(a, model, opt, dev, train_batches, val_batches)
-    write_record(a, dev, model, description, epochs)
+    write_record(a, dev, model, description, n_train, epochs)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ def main():
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
                  validation=(x_test, y_test))
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
-    report(a, dev, model, "mnist_cnn", {"dataset": a.dataset, "data": description}, epochs,
+    report(a, dev, model, "mnist_cnn",
+           {"dataset": a.dataset, "data": description, "train_samples": x_train.shape[0]}, epochs,
            test_loss, accuracy)
 
 

@@ -1,0 +1,75 @@
+#include "apps/common/sweep_files.h"
+
+#include <unistd.h>  // access
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace engine::apps {
+namespace {
+
+// The full path of `program` if an executable of that name is on PATH.
+std::optional<fs::path> find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::ofstream create_file(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+  std::ofstream out(path);
+  ENGINE_CHECK(out.good(), path, ": cannot open for writing");
+  return out;
+}
+
+std::string with_extension(const std::string& path, const std::string& extension) {
+  return fs::path(path).replace_extension(extension).string();
+}
+
+std::string gnuplot_terminal(const std::string& format, const std::string& size) {
+  if (format == "svg") return "set terminal svg size " + size + " dynamic font ',10'";
+  return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size " + size +
+         " font ',10' } else { set terminal png size " + size + " }";
+}
+
+bool run_gnuplot(const std::string& script, bool no_plot) {
+  const fs::path dir = fs::absolute(script).parent_path();
+  const std::string name = fs::path(script).filename().string();
+  if (no_plot) {
+    std::printf("Plot: --no-plot; the script is %s (run: cd %s && gnuplot %s)\n", script.c_str(),
+                dir.c_str(), name.c_str());
+    return false;
+  }
+  const std::optional<fs::path> gnuplot = find_on_path("gnuplot");
+  if (!gnuplot) {
+    std::printf("Plot: gnuplot is not on PATH, so no images were made; the script %s holds the "
+                "data: run `gnuplot %s` in %s on a machine that has gnuplot\n",
+                script.c_str(), name.c_str(), dir.c_str());
+    return false;
+  }
+  const std::string command = "cd '" + dir.string() + "' && '" + gnuplot->string() + "' '" + name + "'";
+  const int status = std::system(command.c_str());
+  if (status != 0) {
+    std::printf("Plot: gnuplot failed (status %d) on %s\n", status, script.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace engine::apps

@@ -1,0 +1,76 @@
+// What the engine's own binary files (weights, checkpoints) share: a header of a magic string
+// and a format version, little-endian fields, a CRC-32 of everything before it at the end, a
+// reader that refuses to run past the end, and replacing a file atomically, so a crash or a
+// kill mid-write leaves the previous file whole (docs/weights_format.md, docs/checkpoints.md).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace engine {
+
+using Bytes = std::vector<char>;
+
+// CRC-32 with zlib's polynomial.
+uint32_t crc32_of(const char* data, size_t n);
+
+// Appends little-endian fields to a buffer that starts with `magic` (8 bytes) and `version`;
+// finish() appends the CRC-32 of it all. (The format is little-endian on disk, which is also
+// every host this engine runs on; memcpy keeps it free of aliasing issues.)
+class ByteWriter {
+ public:
+  ByteWriter(const char (&magic)[8], uint32_t version);
+  template <typename T>
+  void put(T value) {
+    bytes(&value, sizeof(T));
+  }
+  void bytes(const void* data, size_t n);
+  void string(const std::string& s);  // uint32 length, then the characters
+  void blob(const Bytes& b);           // uint64 length, then the bytes
+  // The finished file: the buffer with its checksum appended.
+  const Bytes& finish();
+
+ private:
+  Bytes buf_;
+};
+
+// Reads the fields of a file that ByteWriter wrote, after checking, in this order, that it is
+// long enough, its magic (else "not a <kind> file (bad magic)"), its version (at most
+// `max_version`) and its checksum; every check throws engine::Error naming `path`.
+class ByteReader {
+ public:
+  ByteReader(const Bytes& file, const char (&magic)[8], uint32_t max_version, std::string path,
+             const char* kind);
+  uint32_t version() const { return version_; }
+  template <typename T>
+  T get(const char* what) {
+    T value;
+    bytes(&value, sizeof(T), what);
+    return value;
+  }
+  void bytes(void* dst, size_t n, const char* what);
+  std::string string(size_t max_length, const char* what);
+  Bytes blob(const char* what);  // uint64 length, then the bytes
+  // Throws unless every byte before the checksum was read.
+  void expect_end(const char* after) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  const Bytes& buf_;
+  size_t end_;  // where the checksum starts
+  size_t pos_ = 0;
+  uint32_t version_ = 0;
+  std::string path_;
+};
+
+// The whole file; throws engine::Error "<path>: cannot open <kind> file (missing or unreadable)".
+Bytes read_file(const std::string& path, const char* kind);
+
+// Writes `data` to `path + ".tmp"` (same directory), fsyncs it, renames it over `path` and
+// fsyncs the directory: a reader sees the old file or the new one, never a mix, even after
+// a crash or a power cut. `pause_ms` > 0 sleeps that long after every 64 KiB written: a hook
+// for the tests that kill a writer mid-write (tests/test_checkpoint_cli.sh).
+void write_file_atomically(const std::string& path, const char* data, size_t n, int pause_ms = 0);
+
+}  // namespace engine
