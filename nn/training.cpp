@@ -86,9 +86,7 @@ void accumulate(RunningMetrics& m, const Tensor& losses, const Tensor& logits, c
   if (logits.defined()) logits.backend().count_correct(logits, y, m.correct);
 }
 
-Metrics metrics_of(const RunningMetrics& m, bool has_accuracy, const std::string& prefix = "") {
-  return {{prefix + "loss", m.loss()}, {prefix + "accuracy", m.accuracy(has_accuracy)}};
-}
+Metrics metrics_of(double loss, double accuracy) { return {{"loss", loss}, {"accuracy", accuracy}}; }
 
 // Row indices [first, first + count) of `order` as an index tensor on the device.
 Tensor batch_index(const std::vector<int32_t>& order, int64_t first, int64_t count, Device device) {
@@ -354,7 +352,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       if (options.check_numerics) {
         check_finite_step(store_, running, grad_check, epoch, step + 1, steps, kept);
       }
-      if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
+      if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running.loss(), running.accuracy(has_accuracy)));
       // Stopped mid-epoch: the checkpoint goes on from the next step of this epoch. (At the
       // epoch's last step, the epoch is finished first, validation included.)
       const int signal = stop_requested(options);
@@ -433,10 +431,10 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
     const Tensor losses = batch_losses(*this, loss_, x, y, ctx, &logits);
     accumulate(running, losses, logits, y);
     running.samples += count;
-    if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
+    if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running.loss(), running.accuracy(has_accuracy)));
   }
   EvalResult result{running.loss(), running.accuracy(has_accuracy), n, bar.elapsed_seconds()};
-  if (options.verbose) bar.finish(metrics_of(running, has_accuracy));
+  if (options.verbose) bar.finish(metrics_of(running.loss(), running.accuracy(has_accuracy)));
   return result;
 }
 

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/binary_file.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "nn/epoch_breakdown.h"
 
 namespace engine::nn {
 
@@ -52,6 +54,10 @@ class BatchSource {
   virtual Tensor next(int64_t first, int64_t count) = 0;
   // Seconds the current epoch's next() calls spent waiting for data (0: resident data).
   virtual double wait_seconds() const { return 0.0; }
+  // Whether next() copies the batch from the host (a loader) rather than picking rows that
+  // are already on the device: --breakdown counts next()'s device time as input if so, as the
+  // step's compute if not (nn/epoch_breakdown.h).
+  virtual bool copies_from_host() const { return false; }
 };
 
 struct TrainingState;
@@ -86,6 +92,10 @@ struct FitOptions {
   // forward order) whose gradient holds it, before anything is saved. Costs a dot product
   // over the gradients and two scalar reads per step: a synchronisation on the GPU.
   bool check_numerics = false;
+  // Measure where each epoch's time went (EpochRecord::breakdown, nn/epoch_breakdown.h): device
+  // timers around each step's parts, read after the epoch. Needs the device's timers, which
+  // --profile holds.
+  bool breakdown = false;
 };
 
 // A Dataset resident on the device, shuffled every epoch from options.seed; a full batch's row
@@ -111,6 +121,17 @@ class ResidentBatches final : public BatchSource {
   Tensor step_index_, device_order_;
 };
 
+// Memory after an epoch (its validation included), for a soak run's curve: flat after the
+// first epoch unless something leaks.
+struct EpochMemory {
+  size_t host_rss_bytes = 0;  // the process's resident set (core/system_info.h)
+  // The model device's caching allocator (core/allocator.h): bytes handed out and not freed,
+  // and those plus the freed blocks it keeps, i.e. what it holds from the system. On the CPU
+  // that allocator's memory is part of the resident set.
+  size_t allocator_in_use_bytes = 0;
+  size_t allocator_reserved_bytes = 0;
+};
+
 struct EpochRecord {
   int epoch = 0;         // 1-based
   double seconds = 0.0;  // wall time of the training steps (validation excluded)
@@ -121,6 +142,10 @@ struct EpochRecord {
   double val_accuracy = 0.0;
   double val_seconds = 0.0;
   double data_wait_seconds = 0.0;  // of `seconds`, the part the steps waited for their data
+  // Measured at the epoch's end, in this process: a checkpoint does not keep them, so the
+  // epochs before a resumed run's first have neither. breakdown only with FitOptions::breakdown.
+  std::optional<EpochMemory> memory;
+  std::optional<EpochBreakdown> breakdown;
 };
 
 struct History {
