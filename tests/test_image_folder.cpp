@@ -824,6 +824,32 @@ TEST_CASE("ImageBatches: an epoch started at a later step (a resumed run) goes o
                        engine::Error);
 }
 
+// Without --cache the loader decodes every image again each epoch: a file that was good when
+// the folder was scanned and is broken later (overwritten, a disk going bad) must stop the run
+// with that file's error, not train on a grey image or hang the producer.
+TEST_CASE("ImageBatches: a file broken on disk after the start stops the run, naming it") {
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;
+  options.prefetch = 2;
+  ImageBatches batches(folder, {}, engine::Device::cpu(), options);
+  // Cut in half: "Premature end of JPEG file", which the decoder treats as an error.
+  const Bytes good = solid_rgb(12, 12, {20, 20, 220});
+  put(dir, "dogs/d3.jpg", Bytes(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2)));
+  // The producer may have prepared the first batches before the file changed; every epoch
+  // decodes d3.jpg once, so within two epochs a batch holding it reaches next().
+  std::string message = "<no error>";
+  try {
+    for (int64_t epoch = 1; epoch <= 2; ++epoch) epoch_batches(batches, epoch, 3);
+  } catch (const engine::Error& e) {
+    message = e.what();
+  }
+  check_message(message, {"d3.jpg"});
+}
+
 TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batch is an error") {
   using engine::datasets::ImageBatches;
   TempDir dir;
