@@ -58,6 +58,7 @@ class FolderBatches final : public nn::BatchSource {
     return count == identity_.numel() ? identity_ : identity_.slice(0, {count});
   }
   double wait_seconds() const override { return batches_.wait_seconds(); }
+  bool copies_from_host() const override { return true; }  // from the loader's pinned slots
 
  private:
   datasets::ImageBatches& batches_;
@@ -244,14 +245,17 @@ int main(int argc, char** argv) {
     const apps::TrainingRun run = apps::train_and_report(model, image, device, options, source,
                                                          validation_set, std::move(plan));
 
-    // Where each epoch's time went: waiting for the loader, or the steps themselves.
-    for (const nn::EpochRecord& e : run.history.epochs) {
-      const double compute = e.seconds - e.data_wait_seconds;
-      std::printf("Epoch %d: %.3f s = data wait %.3f s (%.1f%%) + compute %.3f s; validation "
-                  "%.3f s\n",
-                  e.epoch, e.seconds, e.data_wait_seconds,
-                  e.seconds > 0 ? 100.0 * e.data_wait_seconds / e.seconds : 0.0, compute,
-                  e.val_seconds);
+    // Where each epoch's time went: waiting for the loader, or the steps themselves (with
+    // --breakdown, its finer table above has said it).
+    if (!options.breakdown) {
+      for (const nn::EpochRecord& e : run.history.epochs) {
+        const double compute = e.seconds - e.data_wait_seconds;
+        std::printf("Epoch %d: %.3f s = data wait %.3f s (%.1f%%) + compute %.3f s; validation "
+                    "%.3f s\n",
+                    e.epoch, e.seconds, e.data_wait_seconds,
+                    e.seconds > 0 ? 100.0 * e.data_wait_seconds / e.seconds : 0.0, compute,
+                    e.val_seconds);
+      }
     }
     // Per image the loader worked on in this process (a resumed run did not make the epochs
     // before it; batches made ahead count too, as their work is in the sums).

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/nvtx.h"
 #include "core/ops.h"
+#include "core/system_info.h"
 #include "nn/checkpoint.h"
 #include "nn/progress.h"
 #include "nn/sequential.h"
@@ -86,7 +87,12 @@ void accumulate(RunningMetrics& m, const Tensor& losses, const Tensor& logits, c
   if (logits.defined()) logits.backend().count_correct(logits, y, m.correct);
 }
 
-Metrics metrics_of(double loss, double accuracy) { return {{"loss", loss}, {"accuracy", accuracy}}; }
+Metrics metrics_of(double loss, double accuracy) {
+  return {{"loss", loss}, {"accuracy", accuracy}};
+}
+Metrics metrics_of(const RunningMetrics& m, bool has_accuracy) {
+  return metrics_of(m.loss(), m.accuracy(has_accuracy));
+}
 
 // Row indices [first, first + count) of `order` as an index tensor on the device.
 Tensor batch_index(const std::vector<int32_t>& order, int64_t first, int64_t count, Device device) {
@@ -144,6 +150,10 @@ void check_finite_step(const ParameterStore& store, const RunningMetrics& runnin
                              ". Training stopped without saving it", kept));
 }
 
+EpochMemory memory_now(Backend& backend) {
+  const AllocatorStats stats = backend.allocator().stats();
+  return {host_rss_bytes(), stats.current_bytes, stats.current_bytes + stats.cached_bytes};
+}
 
 }  // namespace
 
@@ -270,6 +280,8 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   int64_t eager_full_steps = 0;
   Tensor grad_check;  // check_finite_step's g . g
   if (options.check_numerics) grad_check = Tensor::empty({1, 1}, DType::F32, device());
+  BreakdownClock clock(backend, options.breakdown, source.copies_from_host());
+  using Part = BreakdownClock::Part;
 
   History history;
   const TrainingState* resume = options.resume;
@@ -305,6 +317,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
 
   for (int epoch = resume ? resume->epoch : 1; epoch <= options.epochs; ++epoch) {
     NvtxRange epoch_range("epoch");
+    clock.start_epoch();
     const bool resumed = resume && epoch == resume->epoch;
     const int64_t first_step = resumed ? resume->step : 0;
     if (checkpoints) at_epoch_start.source_state = source.state();
@@ -322,10 +335,17 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     } else {
       running.reset();
     }
+    int64_t replayed_steps = 0;
     for (int64_t step = first_step; step < steps; ++step) {
       const int64_t first = step * batch;
       const int64_t count = std::min(batch, n - first);
+      // --breakdown: a step's spans (its batch, the step, a redraw's reads) follow each other,
+      // each starting at the timer that ended the last. Each step starts at a timer of its own,
+      // so a device that drained between steps (after a read) does not count the host's time
+      // until this one as any part.
+      uint64_t since = clock.mark();
       const Tensor index = source.next(first, count);
+      since = clock.span(clock.batch_part(), since);
       if (count == full_batch) {
         // The first full step runs op by op (it creates the optimizer's state and fills the
         // allocator's cache); the second is recorded, and every one after is a replay.
@@ -336,11 +356,13 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
             history.graph_replay = true;
             history.kernels_per_step = graph->kernel_count();
           }
+          since = clock.mark();  // recording runs nothing on the device: host time, "other"
         }
         if (graph) {
           ENGINE_CHECK(index.same_storage(graph_index), "a batch source moved its full-batch index");
           NvtxRange range("train_step");
           graph->replay();
+          ++replayed_steps;
         } else {
           train_step(train, index, running);
           ++eager_full_steps;
@@ -352,7 +374,11 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       if (options.check_numerics) {
         check_finite_step(store_, running, grad_check, epoch, step + 1, steps, kept);
       }
-      if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running.loss(), running.accuracy(has_accuracy)));
+      since = clock.span(Part::Compute, since);
+      if (options.verbose && bar.due(step + 1)) {
+        bar.update(step + 1, metrics_of(running, has_accuracy));
+        clock.span(Part::Readback, since);
+      }
       // Stopped mid-epoch: the checkpoint goes on from the next step of this epoch. (At the
       // epoch's last step, the epoch is finished first, validation included.)
       const int signal = stop_requested(options);
@@ -378,8 +404,10 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.seconds = bar.elapsed_seconds();
     record.data_wait_seconds = earlier_wait + source.wait_seconds();
     record.steps = steps;
+    const uint64_t before_reads = clock.mark();
     record.loss = running.loss();
     record.accuracy = running.accuracy(has_accuracy);
+    clock.span(Part::Readback, before_reads);
     record.val_loss = record.val_accuracy = NOT_MEASURED;
     Metrics extra;
     if (options.validation) {
@@ -389,7 +417,10 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       record.val_seconds = val.seconds;
       extra = {{"val_loss", record.val_loss}, {"val_accuracy", record.val_accuracy}};
     }
-    if (options.verbose) bar.finish(metrics_of(running, has_accuracy), extra);
+    if (options.verbose) bar.finish(metrics_of(record.loss, record.accuracy), extra);
+    record.breakdown = clock.finish(source.wait_seconds(), record.val_seconds, steps - first_step,
+                                    replayed_steps);
+    record.memory = memory_now(backend);
     history.epochs.push_back(record);
 
     const int signal = stop_requested(options);
@@ -431,10 +462,10 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
     const Tensor losses = batch_losses(*this, loss_, x, y, ctx, &logits);
     accumulate(running, losses, logits, y);
     running.samples += count;
-    if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running.loss(), running.accuracy(has_accuracy)));
+    if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running, has_accuracy));
   }
   EvalResult result{running.loss(), running.accuracy(has_accuracy), n, bar.elapsed_seconds()};
-  if (options.verbose) bar.finish(metrics_of(running.loss(), running.accuracy(has_accuracy)));
+  if (options.verbose) bar.finish(metrics_of(running, has_accuracy));
   return result;
 }
 

@@ -42,5 +42,15 @@ if [ "$accuracy" != "$reloaded" ]; then
 fi
 expect_status 2 "--epochs 0 without --load" -- "$app" --data-dir "$data" --epochs 0
 
+# --breakdown: a line per epoch with its bar, the parts and the memory in --json; it needs the
+# device's timers, which --profile holds.
+expect_status 0 "--breakdown" -- "$app" --data-dir "$data" --epochs 2 --steps-per-epoch 20 \
+  --threads 1 --breakdown --json "$tmp/breakdown.json"
+expect_text "$tmp/out" "Where each epoch's time went (--breakdown)" 'epoch  2: ' '| compute ' \
+  '] measured ' 'Memory after epoch 1 -> 2: host RSS '
+expect_text "$tmp/breakdown.json" '"breakdown": {' '"compute_seconds"' '"other_seconds"' \
+  '"measured_fraction"' '"host_rss_bytes"' '"allocator_reserved_bytes"'
+expect_status 2 "--breakdown with --profile" -- "$app" --data-dir "$data" --breakdown --profile
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

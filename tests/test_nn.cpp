@@ -11,29 +11,10 @@
 #include "nn/progress.h"
 #include "nn/seed_models.h"
 #include "nn/sequential.h"
+#include "toy_data.h"
 
 using namespace engine;
-
-namespace {
-
-// A small separable problem: class = which half of the features holds the larger sum.
-nn::Dataset toy_data(int64_t n, uint64_t seed) {
-  Generator rng(seed);
-  std::vector<float> x(static_cast<size_t>(n * 6));
-  std::vector<int32_t> y(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    float left = 0, right = 0;
-    for (int64_t j = 0; j < 6; ++j) {
-      const float v = rng.uniform();
-      x[static_cast<size_t>(i * 6 + j)] = v;
-      (j < 3 ? left : right) += v;
-    }
-    y[static_cast<size_t>(i)] = left > right ? 1 : 0;
-  }
-  return {Tensor::from_vector(x, {n, 2, 3}), Tensor::from_ints(y, {n})};
-}
-
-}  // namespace
+using test::toy_data;
 
 TEST_CASE("summary prints the Keras 2 table with the seed models' parameter counts") {
   nn::Sequential small = nn::seed_mlp(false);

@@ -82,6 +82,11 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   app.add_flag_callback("--no-nan-check", [&o] { o.nan_check = false; },
                         "do not check for NaN and Inf (the default on the GPU)")
       ->excludes(nan_check);
+  app.add_flag("--breakdown", o.breakdown,
+               "measure where each epoch's time went (data wait, host->device input, GPU or CPU "
+               "compute, device->host reads, validation, the rest) with device timers read after "
+               "each epoch, print it per epoch with a bar and add it to --json")
+      ->excludes(app.get_option("--profile"));
 }
 
 bool nan_check_enabled(const CommonOptions& o, Device device) {

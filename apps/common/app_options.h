@@ -37,6 +37,7 @@ struct CommonOptions {
   int checkpoint_every = 1;     // --checkpoint-every, in epochs
   std::string resume_path;      // --resume
   std::optional<bool> nan_check;  // --nan-check / --no-nan-check; unset: on on the CPU only
+  bool breakdown = false;  // --breakdown: where each epoch's time went (nn/epoch_breakdown.h)
 };
 
 // Registers the common flags of a training app, checkpoints and NaN checks included;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/breakdown_report.h"
 #include "apps/common/stop_signals.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -113,6 +114,8 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
       epoch["val_accuracy"] = e.val_accuracy;
       epoch["val_seconds"] = e.val_seconds;
     }
+    if (e.memory) epoch["memory"] = memory_json(*e.memory);
+    if (e.breakdown) epoch["breakdown"] = breakdown_json(*e.breakdown);
     epochs.push_back(epoch);
   }
   record["epochs_run"] = epochs;
@@ -150,6 +153,7 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.seed = options.seed;
   fit.validation = plan.validation;
   fit.use_graph = plan.use_graph;
+  fit.breakdown = options.breakdown;
   return fit;
 }
 
@@ -245,6 +249,7 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
               run.total_seconds, plan.validation ? "training and validation" : "training",
               run.train_seconds, result.seconds);
   print_step_report(device, run.history);
+  print_breakdown(std::cout, device, run.history);
   if (!options.save_path.empty()) {
     nn::save_weights(model, options.save_path);
     std::cout << "Saved weights to " << options.save_path << "\n";

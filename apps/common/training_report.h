@@ -39,8 +39,9 @@ void print_epoch_seconds(const nn::History& history, int64_t train_samples, int6
 // one) with the median time per step, and the device memory it took. Nothing on the CPU.
 void print_step_report(Device device, const nn::History& history);
 
-// Adds the fit's fields to a --json record: epochs_run (seconds, steps, loss, accuracy and,
-// with validation data, val_loss, val_accuracy, val_seconds per epoch), final_loss,
+// Adds the fit's fields to a --json record: epochs_run (seconds, steps, loss, accuracy, memory
+// and, with validation data, val_loss, val_accuracy, val_seconds, and with --breakdown the
+// breakdown, per epoch: apps/common/breakdown_report.h), final_loss,
 // median_step_us, graph_replay, kernels_per_step, peak_device_bytes, system_allocations.
 void record_fit(nlohmann::json& record, Device device, const nn::History& history);
 
@@ -77,8 +78,8 @@ struct TrainingRun {
 // Builds `model` for samples of `sample_shape` (and prints its summary), loads --load's
 // weights, compiles it with `plan.optimizer` and `plan.loss`, fits it on
 // `train` for --epochs (none with --epochs 0), evaluates it on `test` and prints the test
-// accuracy and loss, the seconds per epoch, the run's time and the GPU step report; then saves
-// --save's weights.
+// accuracy and loss, the seconds per epoch, the run's time, the GPU step report and with
+// --breakdown where each epoch's time went; then saves --save's weights.
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
                              const CommonOptions& options, const nn::Dataset& train,
                              const nn::Dataset& test, TrainingPlan plan);

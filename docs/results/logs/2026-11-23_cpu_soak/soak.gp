@@ -1,0 +1,75 @@
+set multiplot layout 1,1
+set xlabel 'epoch'
+set ylabel 'MiB more than after epoch 1'
+set key bmargin left Left reverse maxrows 3
+set bmargin 8
+set grid
+set offsets 0, 0, graph 0.1, graph 0.1
+set title 'cpu'
+plot '-' using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'host RSS (435.3 MiB after epoch 1)', \
+     '-' using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'allocator in use (211.4 MiB after epoch 1)', \
+     '-' using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'allocator reserved (211.6 MiB after epoch 1)'
+1 0.000000
+2 0.000000
+3 0.000000
+4 0.000000
+5 0.000000
+6 0.000000
+7 0.011719
+8 0.011719
+9 0.011719
+10 0.011719
+11 0.011719
+12 0.011719
+13 0.011719
+14 0.011719
+15 0.011719
+16 0.011719
+17 0.011719
+18 0.011719
+19 0.011719
+20 0.011719
+e
+1 0.000000
+2 0.000000
+3 0.000000
+4 0.000000
+5 0.000000
+6 0.000000
+7 0.000000
+8 0.000000
+9 0.000000
+10 0.000000
+11 0.000000
+12 0.000000
+13 0.000000
+14 0.000000
+15 0.000000
+16 0.000000
+17 0.000000
+18 0.000000
+19 0.000000
+20 0.000000
+e
+1 0.000000
+2 0.228882
+3 0.228882
+4 0.228882
+5 0.228882
+6 0.228882
+7 0.228882
+8 0.228882
+9 0.228882
+10 0.228882
+11 0.228882
+12 0.228882
+13 0.228882
+14 0.228882
+15 0.228882
+16 0.228882
+17 0.228882
+18 0.228882
+19 0.228882
+20 0.228882
+e
+unset multiplot

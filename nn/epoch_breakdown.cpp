@@ -1,0 +1,69 @@
+#include "nn/epoch_breakdown.h"
+
+#include <algorithm>
+
+namespace engine::nn {
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+double EpochBreakdown::measured_seconds() const {
+  return data_wait_seconds + input_seconds + compute_seconds + readback_seconds + eval_seconds;
+}
+
+double EpochBreakdown::measured_fraction() const {
+  return wall_seconds > 0.0 ? measured_seconds() / wall_seconds : 0.0;
+}
+
+BreakdownClock::BreakdownClock(Backend& backend, bool enabled, bool input_from_host)
+    : backend_(backend), enabled_(enabled), input_from_host_(input_from_host) {}
+
+void BreakdownClock::start_epoch() {
+  if (!enabled_) return;
+  // Timers left from a run that stopped mid-epoch are never read: their ids are free again.
+  backend_.reset_timers();
+  spans_.clear();
+  epoch_start_ = std::chrono::steady_clock::now();
+}
+
+uint64_t BreakdownClock::mark() { return enabled_ ? backend_.record_timer() : 0; }
+
+uint64_t BreakdownClock::span(Part part, uint64_t start) {
+  if (!enabled_) return 0;
+  const uint64_t end = backend_.record_timer();
+  spans_.push_back({part, start, end});
+  return end;
+}
+
+std::optional<EpochBreakdown> BreakdownClock::finish(double data_wait, double eval, int64_t steps,
+                                                     int64_t replayed_steps) {
+  if (!enabled_) return std::nullopt;
+  EpochBreakdown b;
+  b.wall_seconds = seconds_since(epoch_start_);
+  const auto read_start = std::chrono::steady_clock::now();
+  double parts[3] = {0.0, 0.0, 0.0};  // by Part
+  // The epoch ended with a synchronisation, so no read waits for the device.
+  for (const Span& s : spans_) {
+    parts[static_cast<int>(s.part)] += backend_.timer_seconds(s.start, s.end);
+  }
+  backend_.reset_timers();
+  spans_.clear();
+  // The device idles inside next()'s spans while the source waits for data: that time is
+  // `data`, not the part the spans were added to. (The source notices the device's idling by
+  // polling, so its wait can fall a little short of it, never beyond the span.)
+  double& batch = parts[static_cast<int>(batch_part())];
+  batch = std::max(0.0, batch - data_wait);
+  b.data_wait_seconds = data_wait;
+  b.input_seconds = parts[static_cast<int>(Part::Input)];
+  b.compute_seconds = parts[static_cast<int>(Part::Compute)];
+  b.readback_seconds = parts[static_cast<int>(Part::Readback)];
+  b.eval_seconds = eval;
+  b.steps = steps;
+  b.replayed_steps = replayed_steps;
+  b.timer_read_seconds = seconds_since(read_start);
+  return b;
+}
+
+}  // namespace engine::nn
