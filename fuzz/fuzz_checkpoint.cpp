@@ -33,6 +33,7 @@
 #include "core/binary_file.h"
 #include "core/device.h"
 #include "core/error.h"
+#include "fuzz/model_file_checks.h"
 #include "fuzz/temp_file.h"
 #include "nn/checkpoint.h"
 #include "nn/layers.h"
@@ -72,27 +73,11 @@ nn::Sequential& model() {
   return m;
 }
 
-// Loads `bytes` as a checkpoint; on refusal, checks that the weights did not change.
+// Loads `bytes` as a checkpoint; a refusal must leave the weights as they were.
 void load(fuzz::TempFile& file, const std::vector<uint8_t>& bytes) {
   nn::Sequential& m = model();
-  const std::vector<float> before = m.parameters().values.to_vector();
-  try {
-    nn::load_checkpoint(m, file.write(bytes.data(), bytes.size()));
-  } catch (const Error&) {
-    const std::vector<float> after = m.parameters().values.to_vector();
-    // memcmp, not ==: a loaded NaN is not == to itself but is still "unchanged".
-    if (after.size() != before.size() ||
-        std::memcmp(after.data(), before.data(), before.size() * sizeof(float)) != 0)
-      std::abort();  // a refused file changed the model
-  }
-}
-
-// The last 4 bytes replaced by the CRC-32 of those before them (little-endian, as on disk).
-void fix_checksum(std::vector<uint8_t>& bytes) {
-  if (bytes.size() < 4) return;
-  const size_t body = bytes.size() - 4;
-  const uint32_t crc = crc32_of(reinterpret_cast<const char*>(bytes.data()), body);
-  std::memcpy(bytes.data() + body, &crc, sizeof crc);
+  fuzz::expect_unchanged_on_refusal(
+      m, [&] { nn::load_checkpoint(m, file.write(bytes.data(), bytes.size())); });
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path) {
@@ -139,7 +124,7 @@ void write_seeds(const std::string& dir) {
   write_seed(dir, "bad_checksum.ckpt", v);
   v = valid;
   v[8] = static_cast<uint8_t>(nn::CHECKPOINT_FORMAT_VERSION + 1);  // the version follows the magic
-  fix_checksum(v);
+  fuzz::fix_checksum(v);
   write_seed(dir, "newer_version.ckpt", v);
 }
 
@@ -158,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static fuzz::TempFile file("checkpoint");
   std::vector<uint8_t> bytes(data, data + size);
   load(file, bytes);
-  fix_checksum(bytes);  // again with a correct checksum, to get past the CRC check
+  fuzz::fix_checksum(bytes);  // again with a correct checksum, to get past the CRC check
   load(file, bytes);
   return 0;
 }
