@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "apps/common/app_options.h"
+#include "apps/common/spread.h"
+#include "apps/common/training_report.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/rng.h"
@@ -71,16 +73,6 @@ std::string milliseconds(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, seconds < 1.0 ? "%.2f ms" : "%.0f ms", seconds * 1e3);
   return buf;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
 // PyTorch's nn.Linear initialisation, so the Jacobian has the article's magnitudes: weight
@@ -297,7 +289,7 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       J = nn::jacobian(net, t, jo, &stats);
       backend.synchronize();
-      seconds.push_back(seconds_since(start));
+      seconds.push_back(apps::seconds_since(start));
       if (!stats.completed) break;
     }
 
@@ -330,7 +322,7 @@ int main(int argc, char** argv) {
                   count(stats.chunks, "chunk").c_str(),
                   static_cast<long long>(stats.directions_per_chunk));
       const std::vector<double> timed(seconds.begin() + (calls > 1 ? 1 : 0), seconds.end());
-      const double mid = median(timed);
+      const double mid = apps::spread_of(timed).median;
       if (calls > 1) {
         std::printf("Time on %s: first call %s, then median %s of %zu calls (min %s, max %s)\n",
                     to_string(device).c_str(), milliseconds(seconds[0]).c_str(),

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include "apps/common/training_report.h"
+
 namespace fs = std::filesystem;
 
 namespace engine::bench {
@@ -20,10 +22,6 @@ namespace {
 
 constexpr double KILL_GRACE_SECONDS = 5.0;  // between SIGTERM and SIGKILL
 constexpr auto POLL = std::chrono::milliseconds(20);
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 bool plain(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=:,+-@%", c) != nullptr;
@@ -116,17 +114,17 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& l
       break;
     }
     const bool interrupted = stop != nullptr && stop->load() != 0;
-    if (!signalled && (seconds_since(start) > timeout_seconds || interrupted)) {
+    if (!signalled && (apps::seconds_since(start) > timeout_seconds || interrupted)) {
       result.end = interrupted ? ChildResult::End::Stopped : ChildResult::End::TimedOut;
       ::kill(-pid, SIGTERM);
       signalled = true;
       signalled_at = std::chrono::steady_clock::now();
-    } else if (signalled && seconds_since(signalled_at) > KILL_GRACE_SECONDS) {
+    } else if (signalled && apps::seconds_since(signalled_at) > KILL_GRACE_SECONDS) {
       ::kill(-pid, SIGKILL);
     }
     std::this_thread::sleep_for(POLL);
   }
-  result.seconds = seconds_since(start);
+  result.seconds = apps::seconds_since(start);
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "apps/bench/experiment.h"
 #include "apps/bench/published.h"
+#include "apps/common/spread.h"
 
 namespace fs = std::filesystem;
 
@@ -100,9 +101,7 @@ Measure epoch_time(const nlohmann::json& record) {
     const double seconds = epochs[i].value("seconds", 0.0);
     values.push_back(steps < whole ? seconds / static_cast<double>(std::max<int64_t>(steps, 1)) : seconds);
   }
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  const double median = values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  const double median = apps::spread_of(values).median;
   const std::string which = first == 0            ? "epoch 1 (the only one, warm-up included)"
                             : epochs.size() == 2 ? "epoch 2"
                                                  : "the median of epochs 2-" + std::to_string(epochs.size());

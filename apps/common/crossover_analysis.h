@@ -1,6 +1,6 @@
 // The arithmetic of the CPU-vs-GPU sweeps (apps/crossover, apps/matmul_sweep), kept apart from
-// the timing so that a test can check it on numbers made by hand: the spread of repeated
-// times, where the GPU overtakes the CPU along a sweep, and what bounds a GPU step's time.
+// the timing so that a test can check it on numbers made by hand: where the GPU overtakes the
+// CPU along a sweep, and what bounds a GPU step's time (the spread of repeated times: spread.h).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -8,14 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace engine::apps {
+#include "apps/common/spread.h"
 
-// The median, smallest and largest of repeated times (any unit); all zero when there are none.
-struct Spread {
-  double median = 0.0, min = 0.0, max = 0.0;
-  int count = 0;
-};
-Spread spread_of(std::vector<double> values);
+namespace engine::apps {
 
 // One size of a sweep: the CPU's time and a GPU's, in the same unit.
 struct SizeTimes {

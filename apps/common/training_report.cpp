@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/common/breakdown_report.h"
+#include "apps/common/spread.h"
 #include "apps/common/stop_signals.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -19,16 +20,6 @@
 #include "nn/weights_io.h"
 
 namespace engine::apps {
-namespace {
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-}  // namespace
 
 nn::Dataset to_dataset(const datasets::LabeledImages& images, const Shape& sample_shape,
                        Device device, int64_t count) {
@@ -59,7 +50,7 @@ double median_step_microseconds(const nn::History& history) {
   for (const nn::EpochRecord& e : history.epochs) {
     if (e.steps > 0) per_step.push_back(e.seconds / static_cast<double>(e.steps) * 1e6);
   }
-  return median(per_step);
+  return spread_of(per_step).median;
 }
 
 void print_epoch_seconds(const nn::History& history, int64_t train_samples, int64_t batch_size,
@@ -71,7 +62,7 @@ void print_epoch_seconds(const nn::History& history, int64_t train_samples, int6
     std::printf(" %.3f", e.seconds);
     seconds.push_back(e.seconds);
   }
-  std::printf("; median %.3f s (%s)\n", median(seconds), reference.c_str());
+  std::printf("; median %.3f s (%s)\n", spread_of(seconds).median, reference.c_str());
   const int64_t full_steps = (train_samples + batch_size - 1) / batch_size;
   const int64_t steps = history.epochs.back().steps;
   if (steps < full_steps) {
