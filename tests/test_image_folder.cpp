@@ -745,15 +745,22 @@ ImageFolder red_cats_blue_dogs(const TempDir& dir) {
   return scan_image_folder(dir.str());
 }
 
+// The loader tests' setting: 8x8 outputs (epoch_batches' size) in batches of 4.
+engine::datasets::ImageBatchOptions small_batches() {
+  engine::datasets::ImageBatchOptions options;
+  options.height = options.width = 8;
+  options.batch_size = 4;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("ImageBatches: each image once per epoch with its own label, shuffled, rescaled") {
   using engine::datasets::ImageBatches;
   TempDir dir;
   const ImageFolder folder = red_cats_blue_dogs(dir);
-  engine::datasets::ImageBatchOptions options;
-  options.height = options.width = 8;
-  options.batch_size = 4;  // 10 images: batches of 4, 4 and 2
+  // 10 images: batches of 4, 4 and 2.
+  engine::datasets::ImageBatchOptions options = small_batches();
   options.workers = 2;
   options.seed = 5;
   ImageBatches batches(folder, {}, engine::Device::cpu(), options);
@@ -785,9 +792,7 @@ TEST_CASE("ImageBatches: the same batches with 1 or 3 workers, decoded each epoc
   using engine::datasets::ImageBatches;
   TempDir dir;
   ImageFolder folder = red_cats_blue_dogs(dir);
-  engine::datasets::ImageBatchOptions options;
-  options.height = options.width = 8;
-  options.batch_size = 4;
+  engine::datasets::ImageBatchOptions options = small_batches();
   options.augment = true;  // random shear, zoom and flip: drawn per (seed, epoch, image)
   options.seed = 9;
   options.workers = 1;
@@ -805,9 +810,7 @@ TEST_CASE("ImageBatches: an epoch started at a later step (a resumed run) goes o
   using engine::datasets::ImageBatches;
   TempDir dir;
   const ImageFolder folder = red_cats_blue_dogs(dir);
-  engine::datasets::ImageBatchOptions options;
-  options.height = options.width = 8;
-  options.batch_size = 4;
+  engine::datasets::ImageBatchOptions options = small_batches();
   options.augment = true;
   options.seed = 3;
   ImageBatches straight(folder, {}, engine::Device::cpu(), options);
@@ -831,9 +834,7 @@ TEST_CASE("ImageBatches: a file broken on disk after the start stops the run, na
   using engine::datasets::ImageBatches;
   TempDir dir;
   const ImageFolder folder = red_cats_blue_dogs(dir);
-  engine::datasets::ImageBatchOptions options;
-  options.height = options.width = 8;
-  options.batch_size = 4;
+  engine::datasets::ImageBatchOptions options = small_batches();
   options.prefetch = 2;
   ImageBatches batches(folder, {}, engine::Device::cpu(), options);
   // Cut in half: "Premature end of JPEG file", which the decoder treats as an error.
@@ -854,9 +855,7 @@ TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batc
   using engine::datasets::ImageBatches;
   TempDir dir;
   const ImageFolder folder = red_cats_blue_dogs(dir);
-  engine::datasets::ImageBatchOptions options;
-  options.height = options.width = 8;
-  options.batch_size = 4;
+  engine::datasets::ImageBatchOptions options = small_batches();
   ImageBatches batches(folder, {}, engine::Device::cpu(), options);
   CHECK_THROWS_WITH_AS(batches.next(), doctest::Contains("before start_epoch"), engine::Error);
   batches.start_epoch(1, 2);  // a shortened epoch of 2 of the 3 batches
