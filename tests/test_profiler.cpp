@@ -66,6 +66,19 @@ TEST_CASE("print_profile: a fake profile's rows, shares, rates and the wall-time
   CHECK(text.find("100.0%  compute") != std::string::npos);  // of the 1 TFLOP/s peak
   CHECK(text.find("(the other ops)") != std::string::npos);  // the third row, summed
   CHECK(text.find("(60%)") != std::string::npos);       // 0.30005 s of 0.5 s wall
+  // No host <-> device copies measured (the CPU): no line for them.
+  CHECK(text.find("Host <-> device") == std::string::npos);
+}
+
+TEST_CASE("print_profile: the host <-> device bandwidths, where the device has them") {
+  engine::Profile p;
+  p.device = "fake gpu";
+  p.peaks = {1e12, 1e11, 2e-6, 5.0e10, 2.5e10};
+  p.wall_seconds = 1.0;
+  std::ostringstream out;
+  engine::print_profile(out, p);
+  const std::string text = out.str();
+  CHECK(text.find("Host <-> device (pinned): 50.00 GB/s in, 25.00 GB/s out") != std::string::npos);
 }
 
 TEST_CASE("a profiled CPU run counts every call and times it") {
