@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/error.h"
+
 namespace engine::nn {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -25,21 +27,27 @@ void BreakdownClock::start_epoch() {
   // Timers left from a run that stopped mid-epoch are never read: their ids are free again.
   backend_.reset_timers();
   spans_.clear();
+  open_.reset();
   epoch_start_ = std::chrono::steady_clock::now();
 }
 
-uint64_t BreakdownClock::mark() { return enabled_ ? backend_.record_timer() : 0; }
+void BreakdownClock::enter(Part part) {
+  if (!enabled_ || (open_ && open_->part == part)) return;
+  const uint64_t now = backend_.record_timer();
+  if (open_) spans_.push_back({open_->part, open_->start, now});
+  open_ = Span{part, now, 0};
+}
 
-uint64_t BreakdownClock::span(Part part, uint64_t start) {
-  if (!enabled_) return 0;
-  const uint64_t end = backend_.record_timer();
-  spans_.push_back({part, start, end});
-  return end;
+void BreakdownClock::leave() {
+  if (!enabled_ || !open_) return;
+  spans_.push_back({open_->part, open_->start, backend_.record_timer()});
+  open_.reset();
 }
 
 std::optional<EpochBreakdown> BreakdownClock::finish(double data_wait, double eval, int64_t steps,
                                                      int64_t replayed_steps) {
   if (!enabled_) return std::nullopt;
+  ENGINE_CHECK(!open_, "BreakdownClock::finish with a span still open: call leave() first");
   EpochBreakdown b;
   b.wall_seconds = seconds_since(epoch_start_);
   const auto read_start = std::chrono::steady_clock::now();

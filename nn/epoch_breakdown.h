@@ -10,38 +10,39 @@
 //             of BatchSource::next() between two device timers, less `data`, which the device
 //             spends idle inside that span. A source that only picks rows already on the device
 //             (ResidentBatches' index copy, a device-to-device copy) counts that span as compute;
-//   compute   the training steps on the device, from a device timer before each step to one
-//             after it (GPU: the "GPU busy" time; CPU: the steps themselves), the NaN check
-//             included when it is on;
+//   compute   the training steps on the device, from a device timer before a step to one after
+//             it or after the last of a run of steps (GPU: the "GPU busy" time; CPU: the steps
+//             themselves), the NaN check included when it is on;
 //   readback  the device->host reads fit makes to print: a progress redraw's loss and accuracy,
 //             the epoch's final ones (each a copy that waits for the device);
 //   eval      the validation pass after the steps (host clock).
 // Not measured:
 //   other     the remainder, wall less all of the above: host work the device did not overlap
 //             (the epoch's shuffle and order upload, recording the CUDA graph, the host's work
-//             between steps where the host is slower than the device, printing) and the
-//             synchronisation at the epoch's end.
+//             after a read until its next launch, printing) and the synchronisation at the
+//             epoch's end.
 //
 // A device timer (Backend::record_timer) is a CUDA event on the GPU: it takes its time when
-// the stream reaches it, so a span is device time. One caveat: a device that has drained
-// reaches a timer as soon as the host records it, and the span then also holds the wait for the
-// host's next launch. A graph replay is one launch, so its span is the replay's run (plus at
-// most one launch latency); a step launched op by op (the first full one, a partial last batch,
-// every step under --no-graph or --sync-check) holds the device's waits between its launches:
-// `replayed_steps` says how many of the epoch's steps were replays. On the CPU the timers are
-// the host clock and every op is done when it returns.
+// the stream reaches it, so a span is device time. On the CPU the timers are the host clock and
+// every op is done when it returns.
 //
-// Each step starts with a timer of its own and its spans follow each other from there: the time
-// between two steps (the host's work after a step, and the device's idling if it had drained)
-// belongs to no part. While the host runs ahead of the device, as it does with graph replays,
-// the next step's first timer waits in the queue right behind the last one, and the gap is nil.
+// Spans close only where the part changes. fit() says which part the device's time goes to
+// from now on (enter) or that it goes to none (leave: before host work the device waits for,
+// such as recording the CUDA graph, and after a read, which drains the device); a timer is
+// recorded only at such a change. A resident data set's batch is part of the step, so an epoch
+// of graph replays is one `compute` span from its first step to its last (a few timers an epoch,
+// not three a step: each cudaEventRecord between two replays costs the device ~2.3 us, measured
+// on an H100, docs/PROFILING.md), and the spans tile the device's timeline while the host runs
+// ahead of it. A source that copies from the host alternates input and compute: two timers a
+// step.
+// One caveat: a device that has drained reaches a timer as soon as the host records it, and a
+// span then also holds the device's waits for the host's launches. A graph replay is one launch;
+// a step launched op by op (the first full one, a partial last batch, every step under
+// --no-graph or --sync-check) holds the device's waits between its launches, and between it and
+// the next step: `replayed_steps` says how many of the epoch's steps were replays.
 //
-// Cost: three timers per step, one more per progress redraw; no synchronisation anywhere: the
-// timers are read once, after the epoch's own final synchronisation, and that reading
-// (timer_read_seconds) is outside the epoch's wall.
-// On the GPU a timer is one cudaEventRecord, ~1 us of host time that overlaps the device's work
-// while the host runs ahead of it (graph replays) and adds to the step where the host is the
-// bottleneck (op by op); its cost on the device is to be measured (docs/PROFILING.md).
+// No synchronisation anywhere: the timers are read once, after the epoch's own final
+// synchronisation, and that reading (timer_read_seconds) is outside the epoch's wall.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -79,16 +80,16 @@ class BreakdownClock {
   BreakdownClock(Backend& backend, bool enabled, bool input_from_host);
   // Starts the epoch's wall (host clock) and forgets every timer.
   void start_epoch();
-  // A device timer now: where a span starts.
-  uint64_t mark();
-  // Adds the span from timer `start` to a timer now to `part`; returns the new timer, which
-  // can start the next span.
-  uint64_t span(Part part, uint64_t start);
+  // The device's time goes to `part` from now on: closes the open span at a timer now and opens
+  // one for `part`; records nothing when `part` is the one open.
+  void enter(Part part);
+  // The device's time goes to no part from now on: closes the open span, if any.
+  void leave();
   // Where a batch's span (next()) goes: input from the host, or compute.
   Part batch_part() const { return input_from_host_ ? Part::Input : Part::Compute; }
-  // Call after the epoch's last device work has been waited for, its validation included:
-  // takes the wall, reads every span and frees the timers. `data_wait` is the source's wait
-  // in this epoch; nothing when disabled.
+  // Call after the epoch's last device work has been waited for, its validation included, and
+  // after leave(): takes the wall, reads every span and frees the timers. `data_wait` is the
+  // source's wait in this epoch; nothing when disabled.
   std::optional<EpochBreakdown> finish(double data_wait, double eval, int64_t steps,
                                        int64_t replayed_steps);
 
@@ -102,6 +103,7 @@ class BreakdownClock {
   bool input_from_host_;
   std::chrono::steady_clock::time_point epoch_start_;
   std::vector<Span> spans_;
+  std::optional<Span> open_;  // its end is not recorded yet
 };
 
 }  // namespace engine::nn

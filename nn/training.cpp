@@ -339,24 +339,23 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     for (int64_t step = first_step; step < steps; ++step) {
       const int64_t first = step * batch;
       const int64_t count = std::min(batch, n - first);
-      // --breakdown: a step's spans (its batch, the step, a redraw's reads) follow each other,
-      // each starting at the timer that ended the last. Each step starts at a timer of its own,
-      // so a device that drained between steps (after a read) does not count the host's time
-      // until this one as any part.
-      uint64_t since = clock.mark();
+      // --breakdown: the device's time goes to the batch's part, then to the step's; a
+      // resident set's batch is part of the step, and consecutive steps extend one span.
+      clock.enter(clock.batch_part());
       const Tensor index = source.next(first, count);
-      since = clock.span(clock.batch_part(), since);
+      clock.enter(Part::Compute);
       if (count == full_batch) {
         // The first full step runs op by op (it creates the optimizer's state and fills the
         // allocator's cache); the second is recorded, and every one after is a replay.
         if (options.use_graph && !graph && eager_full_steps > 0) {
+          clock.leave();  // recording runs nothing on the device: host time, "other"
           graph = backend.capture([&] { train_step(train, index, running); });
           graph_index = index;
           if (graph) {
             history.graph_replay = true;
             history.kernels_per_step = graph->kernel_count();
           }
-          since = clock.mark();  // recording runs nothing on the device: host time, "other"
+          clock.enter(Part::Compute);
         }
         if (graph) {
           ENGINE_CHECK(index.same_storage(graph_index), "a batch source moved its full-batch index");
@@ -374,10 +373,10 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       if (options.check_numerics) {
         check_finite_step(store_, running, grad_check, epoch, step + 1, steps, kept);
       }
-      since = clock.span(Part::Compute, since);
       if (options.verbose && bar.due(step + 1)) {
+        clock.enter(Part::Readback);
         bar.update(step + 1, metrics_of(running, has_accuracy));
-        clock.span(Part::Readback, since);
+        clock.leave();  // the read drained the device: until the next launch is no part's
       }
       // Stopped mid-epoch: the checkpoint goes on from the next step of this epoch. (At the
       // epoch's last step, the epoch is finished first, validation included.)
@@ -398,16 +397,17 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
         return stop(signal, epoch, step + 1);
       }
     }
+    clock.leave();
     backend.synchronize();
     EpochRecord record;
     record.epoch = epoch;
     record.seconds = bar.elapsed_seconds();
     record.data_wait_seconds = earlier_wait + source.wait_seconds();
     record.steps = steps;
-    const uint64_t before_reads = clock.mark();
+    clock.enter(Part::Readback);
     record.loss = running.loss();
     record.accuracy = running.accuracy(has_accuracy);
-    clock.span(Part::Readback, before_reads);
+    clock.leave();
     record.val_loss = record.val_accuracy = NOT_MEASURED;
     Metrics extra;
     if (options.validation) {
