@@ -3,11 +3,15 @@
 # and misaligned accesses, leaks of device memory), racecheck (shared-memory hazards between
 # threads of a block), initcheck (reads of device memory nothing wrote) and synccheck (barriers
 # that not every thread reaches). One summary line per tool and suite into OUT/sanitize.txt.
-# Usage: scripts/device_sanitize.sh BUILD_DIR OUT_DIR [SECONDS_PER_RUN] (after a CUDA build)
+# Usage: scripts/device_sanitize.sh BUILD_DIR OUT_DIR [SECONDS_PER_RUN [JOBS_FILE]] (after a CUDA build)
+#   JOBS_FILE: lines "TOOL SUITE [ENV=VALUE] [doctest flags]" to run instead of the full set,
+#   e.g. the runs an earlier call had to cut: "racecheck test_gpu_conv --first=3".
 #
-# The 32 runs go 16 at a time: a sanitized run is CPU-bound on the host far more than it loads
-# the GPU. Each has a time limit (default 150 s; racecheck over the large GEMM cases can take
-# longer): a run cut short says so on its line, with the test cases it had passed. test_gpu_backend's
+# The runs go 16 at a time: a sanitized run is CPU-bound on the host far more than it loads
+# the GPU. Each has a time limit (default 150 s): a run cut short says so on its line, with the
+# test cases it had passed. racecheck over test_matmul_ladder's version cases takes far longer
+# than that (every version, hundreds of shapes; 370 s covered a third of one case on an H100,
+# 2026-11-23), so it runs as one process per version (ENGINE_MATMUL_VERSIONS) and one for the rest. test_gpu_backend's
 # out-of-memory case asks cudaMalloc for more than the device has on purpose, which memcheck
 # counts as an error: that case runs apart, and its count is reported on its own line.
 set -uo pipefail
@@ -15,21 +19,38 @@ build=${1:?build dir}; out=${2:?out dir}; limit=${3:-150}
 suites="test_gpu_parity test_gpu_backend test_gpu_dot test_gpu_jacobian test_gpu_augment
         test_gpu_conv test_gpu_vendor test_matmul_ladder"
 mkdir -p "$out/sanitize_logs"
-one_run() {  # one_run TOOL SUITE: a line "TOOL SUITE: rc | summary | test cases"
-  local tool=$1 s=$2 bin=$build/tests/$2 log=$out/sanitize_logs/$1_$2.txt extra=()
+one_run() {  # one_run TOOL SUITE [ENV=VALUE] [FLAGS...]: a line "TOOL SUITE ...: rc | summary | test cases"
+  local tool=$1 s=$2; shift 2
+  local env=() flags=("$@") bin=$build/tests/$s
+  if [[ "${1:-}" == *=* && "${1:-}" != -* ]]; then env=("$1"); flags=("${@:2}"); fi
+  local log=$out/sanitize_logs/${tool}_${s}$([ $# -gt 0 ] && printf '_%s' "$@" | tr -c 'A-Za-z0-9_.-' '_').txt
   [ -x "$bin" ] || { echo "$tool $s: not built"; return; }
-  [ "$s" = test_gpu_backend ] && extra=(-tce="*more device memory*")
-  timeout "$limit" compute-sanitizer --tool "$tool" "$bin" "${extra[@]}" > "$log" 2>&1
+  [ "$s" = test_gpu_backend ] && flags+=(-tce="*more device memory*")
+  timeout "$limit" env "${env[@]}" compute-sanitizer --tool "$tool" "$bin" "${flags[@]}" > "$log" 2>&1
   local rc=$? summary cases
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//')
   cases=$(grep -E "test cases" "$log" | tail -1 | sed 's/^\[doctest\] *//')
   [ "$rc" -eq 124 ] && summary="cut at ${limit} s"
-  echo "$tool $s: rc $rc | ${summary:-no summary} | ${cases:-no doctest summary}"
+  echo "$tool $s${*:+ $*}: rc $rc | ${summary:-no summary} | ${cases:-no doctest summary}"
+}
+all_jobs() {
+  for tool in memcheck racecheck initcheck synccheck; do
+    for s in $suites; do
+      if [ "$tool $s" = "racecheck test_matmul_ladder" ]; then
+        for v in v1_naive v2_coalesced v3_smem_tiling v4_blocktile_1d v5_blocktile_2d v6_vectorized \
+                 v7_warptile v8_async_bigtile v9_tf32_mma v10_tf32_wgmma v11_tf32_tma; do
+          echo "$tool $s ENGINE_MATMUL_VERSIONS=$v -tc=every*"
+        done
+        echo "$tool $s -tce=every*"
+      else
+        echo "$tool $s"
+      fi
+    done
+  done
 }
 export -f one_run; export build out limit
-for tool in memcheck racecheck initcheck synccheck; do
-  for s in $suites; do echo "$tool $s"; done
-done | xargs -P 16 -L 1 bash -c 'one_run "$0" "$1"' | sort > "$out/sanitize.txt"
+if [ -n "${4:-}" ]; then cat "$4"; else all_jobs; fi |
+  xargs -P 16 -L 1 bash -c 'one_run "$@"' one_run | sort > "$out/sanitize.txt"
 if [ -x "$build/tests/test_gpu_backend" ]; then
   timeout 120 compute-sanitizer --tool memcheck "$build/tests/test_gpu_backend" -tc="*more device memory*" \
     > "$out/sanitize_logs/memcheck_oom.txt" 2>&1

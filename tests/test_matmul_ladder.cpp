@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,7 +165,21 @@ void check_small_splitk(const Case& c, bool ta, bool tb, int k_slice, int64_t of
 }
 
 // A version this build or GPU cannot run (Version::available) is skipped, and says so.
+// ENGINE_MATMUL_VERSIONS=v1_naive,v8_async_bigtile tests only the versions it names: for one
+// kernel under work, or to spread a slow compute-sanitizer run over several processes
+// (scripts/device_sanitize.sh).
+bool named_in_environment(const char* name) {
+  const char* list = std::getenv("ENGINE_MATMUL_VERSIONS");
+  if (list == nullptr || *list == '\0') return true;
+  std::stringstream names(list);
+  for (std::string item; std::getline(names, item, ',');) {
+    if (item == name) return true;
+  }
+  return false;
+}
+
 bool skipped_here(const mm::Version& v) {
+  if (!named_in_environment(v.name)) return true;
   if (v.available == nullptr || v.available()) return false;
   MESSAGE(v.name, " is not available on this build or GPU: skipped");
   return true;
