@@ -11,7 +11,8 @@
 # the GPU. Each has a time limit (default 150 s): a run cut short says so on its line, with the
 # test cases it had passed. racecheck over test_matmul_ladder's version cases takes far longer
 # than that (every version, hundreds of shapes; 370 s covered a third of one case on an H100,
-# 2026-11-23), so it runs as one process per version (ENGINE_MATMUL_VERSIONS) and one for the rest. test_gpu_backend's
+# 2026-11-23), so it runs as one process per version (ENGINE_MATMUL_VERSIONS) and one for the rest;
+# test_gpu_jacobian's 40,000 backward passes at val=100 run apart from its other cases. test_gpu_backend's
 # out-of-memory case asks cudaMalloc for more than the device has on purpose, which memcheck
 # counts as an error: that case runs apart, and its count is reported on its own line.
 set -uo pipefail
@@ -36,7 +37,10 @@ one_run() {  # one_run TOOL SUITE [ENV=VALUE] [FLAGS...]: a line "TOOL SUITE ...
 all_jobs() {
   for tool in memcheck racecheck initcheck synccheck; do
     for s in $suites; do
-      if [ "$tool $s" = "racecheck test_matmul_ladder" ]; then
+      if [ "$s" = test_gpu_jacobian ]; then  # the 40,000-pass loop apart from the rest
+        echo "$tool $s -tc=*loop?of?backward?passes*"
+        echo "$tool $s -tce=*loop?of?backward?passes*"
+      elif [ "$tool $s" = "racecheck test_matmul_ladder" ]; then
         for v in v1_naive v2_coalesced v3_smem_tiling v4_blocktile_1d v5_blocktile_2d v6_vectorized \
                  v7_warptile v8_async_bigtile v9_tf32_mma v10_tf32_wgmma v11_tf32_tma; do
           echo "$tool $s ENGINE_MATMUL_VERSIONS=$v -tc=every*"

@@ -177,35 +177,45 @@ TEST_CASE("gpu jacobian: every mode matches central differences in double, sever
   for (const jacobian_test::Case& c : cases) jacobian_test::check_case_against_reference(c, gpu);
 }
 
-TEST_CASE("gpu jacobian: the seed MLP at val=100, every mode against the others and the CPU") {
-  if (!gpu_or_skip()) return;
+namespace {
+// The seed MLP's J at val=100 on the GPU in `mode` against the CPU's, rowwise or dense.
+void check_seed_mlp_at_val_100(JacobianMode mode, bool rowwise) {
   nn::Sequential cpu_model = seed_mlp(Device::cpu());
   nn::Sequential gpu_model = seed_mlp(Device::cuda());
   Generator rng(5);
   const std::vector<float> t = uniform(rng, 100, 0.0f, 1.0f);
   const Tensor t_cpu = Tensor::from_vector(t, {100, 1});
   const Tensor t_gpu = Tensor::from_vector(t, {100, 1}, Device::cuda());
-  JacobianOptions rowwise;
-  rowwise.rowwise = true;
-  const std::vector<float> reference = nn::jacobian(forward_of(cpu_model), t_cpu, rowwise).to_vector();
-  struct Mode {
-    JacobianMode mode;
-    bool rowwise;
-  };
-  for (const Mode& m : {Mode{JacobianMode::Auto, true}, Mode{JacobianMode::Reverse, true},
-                        Mode{JacobianMode::Forward, false}, Mode{JacobianMode::Reverse, false},
-                        Mode{JacobianMode::Loop, false}}) {
-    JacobianOptions o;
-    o.mode = m.mode;
-    o.rowwise = m.rowwise;
-    JacobianStats stats;
-    const Tensor J = nn::jacobian(forward_of(gpu_model), t_gpu, o, &stats);
-    INFO("strategy: ", stats.strategy);
-    REQUIRE(J.shape() == Shape{100, 400, 100, 1});
-    // The same float32 products, summed in other orders and with other tanh roundings: a few
-    // U of the largest entry (measured ~1e-7).
-    CHECK(normwise(J.to_vector(), reference) <= 1e-5);
-  }
+  JacobianOptions by_rows;
+  by_rows.rowwise = true;
+  const std::vector<float> reference = nn::jacobian(forward_of(cpu_model), t_cpu, by_rows).to_vector();
+  JacobianOptions o;
+  o.mode = mode;
+  o.rowwise = rowwise;
+  JacobianStats stats;
+  const Tensor J = nn::jacobian(forward_of(gpu_model), t_gpu, o, &stats);
+  INFO("strategy: ", stats.strategy);
+  REQUIRE(J.shape() == Shape{100, 400, 100, 1});
+  // The same float32 products, summed in other orders and with other tanh roundings: a few
+  // U of the largest entry (measured ~1e-7).
+  CHECK(normwise(J.to_vector(), reference) <= 1e-5);
+}
+}  // namespace
+
+TEST_CASE("gpu jacobian: the seed MLP at val=100, every batched mode against the CPU") {
+  if (!gpu_or_skip()) return;
+  check_seed_mlp_at_val_100(JacobianMode::Auto, true);
+  check_seed_mlp_at_val_100(JacobianMode::Reverse, true);
+  check_seed_mlp_at_val_100(JacobianMode::Forward, false);
+  check_seed_mlp_at_val_100(JacobianMode::Reverse, false);
+}
+
+// The seed's way: one backward pass per output, 40,000 of them. Its kernels are the batched
+// modes' (and the loop's on small nets, in the central-differences case); its size makes it the
+// slowest case under compute-sanitizer, which scripts/device_sanitize.sh runs on its own.
+TEST_CASE("gpu jacobian: the seed MLP at val=100, the loop of backward passes against the CPU") {
+  if (!gpu_or_skip()) return;
+  check_seed_mlp_at_val_100(JacobianMode::Loop, false);
 }
 
 TEST_CASE("gpu jacobian: the memory limit sets the chunk size and holds on the device") {
