@@ -121,10 +121,11 @@ TEST_CASE("write_report: fingerprint, tables with ratios, the failed run, comman
   // Every command with its outcome and log.
   CHECK(contains(md, "| 2 | mnist_mlp wide model, gpu | `mnist_mlp --device gpu --wide` | failed (exit 1): out of memory | 1.5 | `/w/logs/wide_gpu.log` |"));
 
-  // Plots: not drawn here, so the report says how; each script is linked.
+  // Plots: not drawn here, so the report says how; each script and its images are linked.
   CHECK(contains(md, "plots: run `gnuplot *.gp` in results/bench"));
-  CHECK(contains(md, "**Time per epoch by device** (`results/bench/epoch_seconds.gp`)"));
-  CHECK(contains(md, "**Matmul sweep** (`results/bench/matmul_sweep.gp`)"));
+  CHECK(contains(md, "**Time per epoch by device** (`results/bench/epoch_seconds.gp`; not drawn here):\n\n"
+                     "![Time per epoch by device](results/bench/epoch_seconds.png) ([SVG](results/bench/epoch_seconds.svg))\n"));
+  CHECK(contains(md, "**Matmul sweep** (`results/bench/matmul_sweep.gp`; not drawn here)"));
   fs::remove_all(dir);
 }
 

@@ -202,13 +202,11 @@ std::optional<Plot> write_epoch_plot(const Report& report, const fs::path& dir) 
   return Plot{"Time per epoch by device", script, {std::string(EPOCH_PLOT) + ".png"}};
 }
 
+// The images are linked drawn or not: where gnuplot is missing (the GPU machine), running the
+// scripts elsewhere in the same folder makes the links good.
 void write_plot_links(std::ostream& md, const Plot& plot, const fs::path& relative_dir, bool drawn) {
-  md << "\n**" << plot.title << "** (`" << (relative_dir / plot.script).generic_string() << "`)";
-  if (!drawn) {
-    md << "\n";
-    return;
-  }
-  md << ":\n\n";
+  md << "\n**" << plot.title << "** (`" << (relative_dir / plot.script).generic_string() << "`"
+     << (drawn ? "" : "; not drawn here") << "):\n\n";
   for (const std::string& image : plot.images) {
     const std::string png = (relative_dir / image).generic_string();
     const std::string svg = (relative_dir / fs::path(image).replace_extension(".svg")).generic_string();
@@ -278,7 +276,8 @@ ReportFiles write_report(const Report& report, const std::string& markdown_path,
   md << "\n## Plots\n";
   if (!files.images_drawn) {
     md << "\nplots: run `gnuplot *.gp` in " << relative.generic_string()
-       << " (the scripts hold or read their data there; not all of them were drawn here)\n";
+       << " (the scripts hold or read their data there; not all of them were drawn here, and their "
+       << "links below work once they are)\n";
   }
   for (size_t i = 0; i < plots.size(); ++i) write_plot_links(md, plots[i], relative, drawn[i]);
   for (const Experiment& e : report.experiments) {
