@@ -1,6 +1,8 @@
 // The CUDA backend as a whole, beyond single ops: graph replay computes exactly what the
 // op-by-op step computes, the steady state never reaches cudaMalloc, a partial last batch
-// is handled, and running out of device memory is a DeviceError (exit status 2 in apps).
+// is handled, running out of device memory is a DeviceError (exit status 2 in apps), and the
+// measuring parts (timers, the peaks probe, --breakdown) run here, where compute-sanitizer
+// covers them (scripts/device_sanitize.sh).
 // Runs only with a GPU (gpu_skip_main.cpp reports "Skipped" otherwise).
 #include <doctest/doctest.h>
 
@@ -32,7 +34,7 @@ struct Run {
   AllocatorStats memory_after_first_epoch, memory_after_last_epoch;
 };
 
-Run train(bool use_graph, int epochs) {
+Run train(bool use_graph, int epochs, bool breakdown = false) {
   const Device gpu = Device::cuda();
   const nn::Dataset data = random_data(gpu);
   nn::Sequential model{nn::dense(64, Activation::Relu), nn::dropout(0.3f),
@@ -44,6 +46,7 @@ Run train(bool use_graph, int epochs) {
   options.batch_size = 32;
   options.seed = 9;
   options.use_graph = use_graph;
+  options.breakdown = breakdown;
   options.out = &log;
   Run run;
   options.epochs = 1;
@@ -96,4 +99,56 @@ TEST_CASE("asking for more device memory than there is: a DeviceError that says 
   // The backend still works afterwards.
   const Tensor t = Tensor::full({3}, 2.0f, Device::cuda());
   CHECK(t.to_vector() == std::vector<float>{2.0f, 2.0f, 2.0f});
+}
+
+TEST_CASE("the device's timers: spans in the device's order that add up, again after a reset") {
+  Backend& backend = backend_for(Device::cuda());
+  for (int round = 0; round < 2; ++round) {
+    backend.reset_timers();
+    const uint64_t start = backend.record_timer();
+    const Tensor filled = Tensor::full({int64_t{1} << 24}, 1.0f, Device::cuda());  // 64 MiB written
+    const uint64_t middle = backend.record_timer();
+    const uint64_t end = backend.record_timer();
+    const double fill = backend.timer_seconds(start, middle);
+    const double nothing = backend.timer_seconds(middle, end);
+    CHECK(fill > 0.0);
+    CHECK(nothing >= 0.0);
+    // One clock: the whole span is its two parts (to the events' float milliseconds).
+    CHECK(backend.timer_seconds(start, end) == doctest::Approx(fill + nothing).epsilon(1e-3));
+  }
+  backend.reset_timers();
+}
+
+TEST_CASE("the peaks probe on the GPU: every figure measured") {
+  const MeasuredPeaks p = backend_for(Device::cuda()).measure_peaks();
+  // Bounds any CUDA GPU meets by far, compute-sanitizer's slowing included: a smoke test of the
+  // probe's path, not of the device (docs/PROFILING.md has the H100's figures).
+  CHECK(p.flops_per_s > 1e9);
+  CHECK(p.bytes_per_s > 1e9);
+  CHECK(p.launch_seconds > 0.0);
+  CHECK(p.launch_seconds < 1e-2);
+  CHECK(p.host_to_device_bytes_per_s > 1e8);
+  CHECK(p.device_to_host_bytes_per_s > 1e8);
+}
+
+TEST_CASE("--breakdown on the GPU: device spans inside each epoch's wall, replays counted") {
+  const Run run = train(true, 3, /*breakdown=*/true);
+  REQUIRE(run.history.epochs.size() == 3);
+  for (const nn::EpochRecord& e : run.history.epochs) {
+    REQUIRE(e.breakdown);
+    const nn::EpochBreakdown& b = *e.breakdown;
+    INFO("epoch ", e.epoch);
+    CHECK(b.steps == 10);  // 9 full batches and a partial one
+    CHECK(b.compute_seconds > 0.0);
+    CHECK(b.readback_seconds > 0.0);  // the epoch's loss and accuracy
+    CHECK(b.input_seconds == 0.0);    // resident rows: the batch is part of the step
+    // Device time within the host's wall (a little slack for two clocks).
+    CHECK(b.measured_seconds() <= b.wall_seconds * 1.01 + 50e-6);
+  }
+  // train() runs epoch 1 alone and epochs 2-3 as a second fit: in each fit the first full step
+  // runs op by op and the second is recorded and replayed, so 8 of 9 full batches are replays
+  // in its first epoch, 9 of 9 after; the partial batch always runs op by op.
+  CHECK(run.history.epochs[0].breakdown->replayed_steps == 8);
+  CHECK(run.history.epochs[1].breakdown->replayed_steps == 8);
+  CHECK(run.history.epochs[2].breakdown->replayed_steps == 9);
 }
