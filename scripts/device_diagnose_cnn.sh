@@ -9,7 +9,9 @@
 #   3. ncu's sections (speed of light, occupancy, warp stalls, memory) for the implicit-GEMM
 #      convolutions of one step: what limits each (latency, issue, shared or global memory);
 #   4. kernel_bench --conv-only: every conv layer pass, ours vs cuDNN, FP32 and TF32, cuDNN
-#      timed on its own KRSC filters (the table in docs/results/cnn.md is stale there).
+#      timed on its own KRSC filters (the table in docs/results/cnn.md is stale there);
+# each --tf32 figure (1 and 4) with the two-stage TF32 kernel and with the cp.async pipeline of
+# 3 and 4 stages (ENGINE_CONV_TF32_STAGES, kernels/conv/implicit_gemm.cuh).
 # Usage: scripts/device_diagnose_cnn.sh OUT_DIR   (builds build-gpu when its apps are missing)
 set -uo pipefail
 out=${1:?out dir}
@@ -32,19 +34,21 @@ run() {  # run NAME COMMAND...: the command under a limit; its --json into NAME.
   timeout 120 "$@" --json "$logs/$name.json" > "$logs/$name.txt" 2>&1 || echo "$name failed: rc $?"
 }
 run ours_tf32 "${cifar[@]}" --epochs 3 --tf32
+run ours_tf32_s3 env ENGINE_CONV_TF32_STAGES=3 "${cifar[@]}" --epochs 3 --tf32
+run ours_tf32_s4 env ENGINE_CONV_TF32_STAGES=4 "${cifar[@]}" --epochs 3 --tf32
 run ours_fp32 "${cifar[@]}" --epochs 3
 run torch_tf32 python3 scripts/pytorch/cifar10_cnn.py --dataset synthetic --epochs 3 --device cuda
 run torch_fp32 python3 scripts/pytorch/cifar10_cnn.py --dataset synthetic --epochs 3 --device cuda --no-tf32
 python3 - "$logs" <<'PY'
 import json, statistics, sys, os
-for name in ("ours_tf32", "ours_fp32", "torch_tf32", "torch_fp32"):
+for name in ("ours_tf32", "ours_tf32_s3", "ours_tf32_s4", "ours_fp32", "torch_tf32", "torch_fp32"):
     path = os.path.join(sys.argv[1], name + ".json")
     if not os.path.exists(path):
-        print(f"{name:10s}: no record"); continue
+        print(f"{name:12s}: no record"); continue
     r = json.load(open(path))
     epochs = r.get("epochs_run") or r.get("epochs") or []
     secs = [e["seconds"] for e in epochs if isinstance(e, dict) and "seconds" in e][1:]
-    print(f"{name:10s}: epochs 2+ {', '.join(f'{s:.3f}' for s in secs)} s; median {statistics.median(secs):.3f} s" if secs else f"{name:10s}: {sorted(r)[:12]}")
+    print(f"{name:12s}: epochs 2+ {', '.join(f'{s:.3f}' for s in secs)} s; median {statistics.median(secs):.3f} s" if secs else f"{name:12s}: {sorted(r)[:12]}")
 PY
 
 echo "== 2. ncu: every kernel of 3 op-by-op --tf32 steps"
@@ -75,6 +79,11 @@ timeout 200 ncu $sections --nvtx --nvtx-include "engine@train_step/" -k "regex:i
 grep -E "implicit_gemm_kernel|few_channels|Duration|Achieved Occupancy|Registers Per|Compute \(SM\) Throughput|Memory Throughput|Stall|One or More Eligible|L1/TEX Hit|L2 Hit" \
   "$logs/ncu_conv_sections.txt" | head -120
 
-echo "== 4. kernel_bench --conv-only: ours vs cuDNN per layer pass"
-timeout 150 build-gpu/apps/kernel_bench --conv-only --conv-csv "$logs/conv_bench.csv" > "$logs/conv_bench.txt" 2>&1
-echo "rc $?"; tail -40 "$logs/conv_bench.txt"
+echo "== 4. kernel_bench --conv-only: ours vs cuDNN per layer pass, TF32 in 2, 3 and 4 stages"
+for stages in 2 3 4; do
+  ENGINE_CONV_TF32_STAGES=$stages timeout 100 build-gpu/apps/kernel_bench --conv-only \
+    --conv-csv "$logs/conv_bench_s$stages.csv" > "$logs/conv_bench_s$stages.txt" 2>&1
+  echo "stages $stages: rc $?"
+done
+tail -40 "$logs/conv_bench_s2.txt"
+grep -iE "tf32|ours" "$logs/conv_bench_s3.txt" "$logs/conv_bench_s4.txt" | tail -60

@@ -192,9 +192,9 @@ void check_backend_pass(Backend& gpu, conv::Pass pass, const Conv2dGeometry& g, 
                                              offset ? " (unaligned)" : ""));
 }
 
-// Runs `pass` through kernels/conv/ with tiling t directly, and checks it against r.
-void check_tiling(conv::Pass pass, const Conv2dGeometry& g, const Operands& o, const Reference& r,
-                  const conv::Tiling& t) {
+// Runs `pass` through kernels/conv/ with tiling t directly, checks it against r, and returns it.
+std::vector<float> check_tiling(conv::Pass pass, const Conv2dGeometry& g, const Operands& o,
+                                const Reference& r, const conv::Tiling& t) {
   const int64_t floats = conv::workspace_floats(t, conv::gemm_shape(pass, g));
   const Tensor workspace = floats > 0 ? Tensor::full({floats}, NaN, Device::cuda()) : Tensor();
   float* ws = floats > 0 ? workspace.data<float>() : nullptr;
@@ -212,9 +212,11 @@ void check_tiling(conv::Pass pass, const Conv2dGeometry& g, const Operands& o, c
     out = poisoned(g.w_shape());
     conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), out.data<float>(), ws, cuda::stream());
   }
-  expect_close(r, out.to_vector(), t.tf32,
+  std::vector<float> values = out.to_vector();
+  expect_close(r, values, t.tf32,
                str(conv::to_string(pass), " tiles ", t.block_rows(), "x", t.bn, " k_slice ", t.k_slice,
-                   t.tf32 ? " tf32 " : " fp32 ", describe(g)));
+                   t.tf32 ? str(" tf32 in ", t.stages, " stages ") : " fp32 ", describe(g)));
+  return values;
 }
 
 const conv::Pass PASSES[] = {conv::Pass::Forward, conv::Pass::BackwardData, conv::Pass::BackwardFilter};
@@ -279,7 +281,7 @@ TEST_CASE("conv2d: unequal strides, unaligned operands, batch 1 and 1x1 images")
   for (const Conv2dGeometry& g : shapes) check_backend_passes(gpu, g, random_operands(g, rng), true);
 }
 
-TEST_CASE("conv2d: every kernel variant (tiles, split-K, FP32/TF32, vector/scalar loads)") {
+TEST_CASE("conv2d: every kernel variant (tiles, split-K, FP32/TF32 in 2-4 stages, vector/scalar loads)") {
   Generator rng(11);
   // Vector loads (channels multiples of 4), scalar loads (3 and 5 channels), and shapes with
   // several row and column tiles and K deep enough for 2 and 3 slices.
@@ -296,21 +298,25 @@ TEST_CASE("conv2d: every kernel variant (tiles, split-K, FP32/TF32, vector/scala
       for (const int bn : {32, 64, 128}) {
         for (const int tm : {4, 8}) {
           for (const int k_slice : {0, 16, 48}) {
-            for (const bool tf32 : {false, true}) {
-              conv::Tiling t;
-              t.bn = bn;
-              t.tm = tm;
-              t.k_slice = k_slice;
-              t.tf32 = tf32;
-              check_tiling(pass, g, o, r, t);
-              ++runs;
+            conv::Tiling t;
+            t.bn = bn;
+            t.tm = tm;
+            t.k_slice = k_slice;
+            check_tiling(pass, g, o, r, t);
+            t.tf32 = true;
+            const std::vector<float> two_stages = check_tiling(pass, g, o, r, t);
+            // The pipelined kernel multiplies the same values in the same order: the same bits.
+            for (const int stages : {3, 4}) {
+              t.stages = stages;
+              CHECK(check_tiling(pass, g, o, r, t) == two_stages);
             }
+            runs += 4;
           }
         }
       }
     }
   }
-  CHECK(runs == 3 * 3 * 3 * 2 * 3 * 2);
+  CHECK(runs == 3 * 3 * 3 * 2 * 3 * 4);
 }
 
 TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
@@ -331,6 +337,32 @@ TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
   for (const Layer& l : layers) {
     const Conv2dGeometry g = geometry(4, l.size, l.size, l.in_c, 3, 3, l.out_c, 1, 1, l.padding);
     check_backend_passes(gpu, g, random_operands(g, rng), false);
+  }
+}
+
+TEST_CASE("the pipelined TF32 kernel at the seed layers' tilings: the two-stage kernel's bits") {
+  Generator rng(13);
+  struct Layer {
+    int64_t size, in_c, out_c;
+    Padding padding;
+  };
+  // The layers whose channels take 16-byte loads (the first layers' 1 and 3 channels do not).
+  const Layer layers[] = {{32, 32, 32, Padding::Same}, {16, 32, 64, Padding::Same},
+                          {16, 64, 64, Padding::Same}, {8, 64, 128, Padding::Same},
+                          {8, 128, 128, Padding::Same}, {26, 32, 64, Padding::Valid}};
+  for (const Layer& l : layers) {
+    const Conv2dGeometry g = geometry(4, l.size, l.size, l.in_c, 3, 3, l.out_c, 1, 1, l.padding);
+    const Operands o = random_operands(g, rng);
+    for (const conv::Pass pass : PASSES) {
+      const Reference r = reference_of(pass, g, o);
+      conv::Tiling t = conv::choose_tiling(pass, g, true, cuda::multiprocessor_count());
+      t.stages = 2;
+      const std::vector<float> two_stages = check_tiling(pass, g, o, r, t);
+      for (const int stages : {3, 4}) {
+        t.stages = stages;
+        CHECK(check_tiling(pass, g, o, r, t) == two_stages);
+      }
+    }
   }
 }
 

@@ -65,13 +65,17 @@ struct OutputGradientWindows {
       return -1;
     return (oh * p.out_w + ow) * p.out_c + t.c;
   }
+  // VEC: the group's 16 bytes, or null where it is all zeros (k_end % 4 == 0: whole or absent).
+  __device__ static const float* source(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    const int at = f.image != nullptr && w.k < k_end ? offset(p, f, w.tap) : -1;
+    return at >= 0 ? f.image + at : nullptr;
+  }
   template <bool VEC>
   __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
     float4 v = zero4();
     if (f.image == nullptr) return v;
-    if (VEC) {  // k_end % 4 == 0: the group is whole or absent
-      const int at = w.k < k_end ? offset(p, f, w.tap) : -1;
-      if (at >= 0) v = load4(f.image + at);
+    if (VEC) {
+      if (const float* group = source(p, f, w, k_end)) v = load4(group);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
@@ -97,12 +101,16 @@ struct TransposedTaps {
   __device__ static const float* address(const Args& p, const Fixed& f, const Tap& t) {
     return p.b + (int64_t{t.kh * p.kernel_w + t.kw} * p.in_c + f.ci) * p.out_c + t.c;
   }
+  // VEC: the group's 16 bytes, or null where it is all zeros.
+  __device__ static const float* source(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    return f.ci < p.N && w.k < k_end ? address(p, f, w.tap) : nullptr;
+  }
   template <bool VEC>
   __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
     float4 v = zero4();
     if (f.ci >= p.N) return v;
     if (VEC) {
-      if (w.k < k_end) v = load4(address(p, f, w.tap));
+      if (const float* group = source(p, f, w, k_end)) v = load4(group);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e)

@@ -43,15 +43,19 @@ struct TransposedPatches {
     if (!inside(ih, p.in_h) || !inside(iw, p.in_w)) return 0.0f;
     return __ldg(p.a + ((int64_t{o.n} * p.in_h + ih) * p.in_w + iw) * p.in_c + t.c);
   }
+  // VEC: the group's 16 bytes, or null where it is all zeros (M % 4 == 0: whole or absent).
+  __device__ static const float* source(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    const int ih = w.out.oh * p.stride_h + f.tap.kh - p.pad_top;
+    const int iw = w.out.ow * p.stride_w + f.tap.kw - p.pad_left;
+    if (w.k >= k_end || f.m >= p.M || !inside(ih, p.in_h) || !inside(iw, p.in_w)) return nullptr;
+    return p.a + ((int64_t{w.out.n} * p.in_h + ih) * p.in_w + iw) * p.in_c + f.tap.c;
+  }
   template <bool VEC>
   __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
     float4 v = zero4();
     if (w.k >= k_end) return v;
-    if (VEC) {  // M % 4 == 0: the group is whole or absent
-      const int ih = w.out.oh * p.stride_h + f.tap.kh - p.pad_top;
-      const int iw = w.out.ow * p.stride_w + f.tap.kw - p.pad_left;
-      if (f.m < p.M && inside(ih, p.in_h) && inside(iw, p.in_w))
-        v = load4(p.a + ((int64_t{w.out.n} * p.in_h + ih) * p.in_w + iw) * p.in_c + f.tap.c);
+    if (VEC) {
+      if (const float* group = source(p, f, w, k_end)) v = load4(group);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e)

@@ -46,14 +46,18 @@ struct Patches {
     return inside(ih, p.in_h) && inside(iw, p.in_w) ? __ldg(f.image + (ih * p.in_w + iw) * p.in_c + t.c)
                                                     : 0.0f;
   }
+  // VEC: the group's 16 bytes, or null where it is all zeros (k_end % 4 == 0: whole or absent).
+  __device__ static const float* source(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    const int ih = f.ih0 + w.tap.kh, iw = f.iw0 + w.tap.kw;
+    if (f.image == nullptr || w.k >= k_end || !inside(ih, p.in_h) || !inside(iw, p.in_w)) return nullptr;
+    return f.image + (ih * p.in_w + iw) * p.in_c + w.tap.c;
+  }
   template <bool VEC>
   __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
     float4 v = zero4();
     if (f.image == nullptr) return v;
-    if (VEC) {  // k_end % 4 == 0: the group is whole or absent
-      const int ih = f.ih0 + w.tap.kh, iw = f.iw0 + w.tap.kw;
-      if (w.k < k_end && inside(ih, p.in_h) && inside(iw, p.in_w))
-        v = load4(f.image + (ih * p.in_w + iw) * p.in_c + w.tap.c);
+    if (VEC) {
+      if (const float* group = source(p, f, w, k_end)) v = load4(group);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e)

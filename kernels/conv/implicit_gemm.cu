@@ -2,7 +2,9 @@
 // the engine's choice of tiles and K slices, the checks and the arguments every launch shares.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "kernels/conv/implicit_gemm.cuh"
 #include "kernels/matmul/gemm.h"
@@ -58,10 +60,29 @@ GemmShape gemm_shape(Pass pass, const Conv2dGeometry& g) {
 // Rows: 8 per thread where that still gives every SM a block, else 4 (twice the blocks).
 // K: split when even then some SMs would idle (the backward-filter pass, always; the deep
 // layers' passes at small batches).
+namespace {
+
+// ENGINE_CONV_TF32_STAGES, read once: a knob to compare the pipelined TF32 kernel with the
+// two-stage one end to end (kernel_bench, the CNN apps) until one of them is the default.
+int tf32_stages() {
+  static const int stages = [] {
+    const char* text = std::getenv("ENGINE_CONV_TF32_STAGES");
+    if (text == nullptr || *text == '\0') return 2;
+    const std::string value(text);
+    ENGINE_CHECK(value == "2" || value == "3" || value == "4", "ENGINE_CONV_TF32_STAGES=", value,
+                 ": 2, 3 or 4");
+    return value[0] - '0';
+  }();
+  return stages;
+}
+
+}  // namespace
+
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   const GemmShape s = gemm_shape(pass, g);
   Tiling t;
   t.tf32 = tf32;
+  t.stages = tf32_stages();
   t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
   t.tm = 8;
   if (tiles_of(t, s) < sms) t.tm = 4;
@@ -96,9 +117,9 @@ bool vectorized(Pass pass, const Conv2dGeometry& g, const float* a, const float*
 int prepare(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a, const float* b,
             float* c, float* workspace, cudaStream_t stream, Args& p) {
   ENGINE_CHECK((t.bn == 32 || t.bn == 64 || t.bn == 128) && (t.tm == 4 || t.tm == 8) &&
-                   t.k_slice >= 0 && t.k_slice % BK == 0,
+                   t.k_slice >= 0 && t.k_slice % BK == 0 && t.stages >= 2 && t.stages <= 4,
                "conv2d on the GPU: no kernel for tiles of ", t.block_rows(), " x ", t.bn,
-               " with K slices of ", t.k_slice);
+               " with K slices of ", t.k_slice, " in ", t.stages, " stages");
   const GemmShape s = gemm_shape(pass, g);
   if (s.M == 0 || s.N == 0) return 0;
   if (s.K == 0) {  // an empty batch's dw: a sum of nothing

@@ -16,7 +16,8 @@
 // the rows stay 16-byte aligned for LDS.128, and mma's fragment loads (lane (g, t) reads row
 // t, column g) fall in banks 8 t + g, all 32 different. Two stages: the global loads of tile
 // t + 1 go to registers before tile t is multiplied and to the other stage after (v7's double
-// buffering), one barrier per tile.
+// buffering), one barrier per tile. TF32 with Tiling::stages 3 or 4 runs a second kernel,
+// implicit_gemm_pipelined_kernel below: the same multiply behind a deeper cp.async pipeline.
 //
 // Groups of 4: a loader reads 4 consecutive k of one row of A (K_CONTIGUOUS: the gathered
 // channels, as the forward pass reads x's in_c) or 4 consecutive m (n) of one k (the
@@ -35,6 +36,7 @@
 
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/cuda_check.h"
+#include "kernels/matmul/cp_async.h"
 #include "kernels/matmul/mma_tf32.h"
 
 namespace engine::cuda::conv {
@@ -122,7 +124,11 @@ __device__ __forceinline__ bool inside(int i, int extent) {
 // another holds already. The interface:
 //   static Fixed fix(const Args&, int x);   x past the end of its axis: the loads read nothing
 //   static Walk walk(const Args&, int k);
+//   static const float* source(const Args&, const Fixed&, const Walk&, int k_end);
+//     with 16-byte loads (VEC), the group's address, or null where the group is all zeros
+//     (padding, past k_end or past the axis): what the cp.async pipeline copies;
 //   template <bool VEC> static float4 fetch(const Args&, const Fixed&, const Walk&, int k_end);
+//     the group itself (VEC: a load from source(); else element by element);
 //   static void advance(const Args&, Walk&);  // BK further along k
 
 // B read straight from a row-major (K x N) matrix: w (kh*kw*in_c, out_c) in the forward pass,
@@ -137,13 +143,17 @@ struct DenseRows {
   };
   __device__ static Fixed fix(const Args&, int n) { return {n}; }
   __device__ static Walk walk(const Args&, int k) { return {k}; }
+  // VEC: the group's 16 bytes, or null where it is all zeros (N % 4 == 0: whole or absent).
+  __device__ static const float* source(const Args& p, const Fixed& f, const Walk& w, int k_end) {
+    return w.k < k_end && f.n < p.N ? p.b + int64_t{w.k} * p.N + f.n : nullptr;
+  }
   template <bool VEC>
   __device__ static float4 fetch(const Args& p, const Fixed& f, const Walk& w, int k_end) {
     float4 v = zero4();
     if (w.k >= k_end) return v;
     const float* row = p.b + int64_t{w.k} * p.N + f.n;
     if (VEC) {
-      if (f.n < p.N) v = load4(row);  // N % 4 == 0: the group is whole
+      if (const float* group = source(p, f, w, k_end)) v = load4(group);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e)
@@ -214,6 +224,24 @@ struct TileLoads {
 #pragma unroll
     for (int i = 0; i < LOADS; ++i)
       r[i] = Loader::template fetch<VEC>(p, fixed[KC ? i : 0], walk[KC ? 0 : i], k_end);
+    advance(p);
+  }
+  // Global -> shared without registers (the pipelined kernel; 16-byte groups only): one
+  // cp.async per group into `stage` (laid out as StageLayout<X, KC>), zeros where the loader
+  // has no group (src-size 0 reads nothing: `p.a` is only a valid address to name), then every
+  // Walk moves on to the next tile. L1-cached: a gather reads its neighbours' elements again.
+  template <int STRIDE>
+  __device__ void issue(const Args& p, int k_end, float* stage) {
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+      int row, col;
+      if (!group_of<X, KC>(i, row, col)) continue;
+      const float* group = Loader::source(p, fixed[KC ? i : 0], walk[KC ? 0 : i], k_end);
+      matmul::cp_async_16<true>(stage + row * STRIDE + col, group ? group : p.a, group ? 16 : 0);
+    }
+    advance(p);
+  }
+  __device__ void advance(const Args& p) {
 #pragma unroll
     for (int i = 0; i < (KC ? 1 : LOADS); ++i) Loader::advance(p, walk[i]);
   }
@@ -237,6 +265,91 @@ __device__ __forceinline__ void stage_tile(float (*Xs)[X + PAD], const float4 (&
   }
 }
 
+// ---- what both kernels share ------------------------------------------------------------
+
+// The block's tile of C and its K range: rows m0.., columns n0.., k in [k_begin, k_end), and
+// where its C goes (the workspace slice of blockIdx.z when split).
+struct BlockTile {
+  int m0, n0, k_begin, k_end;
+  float* c;
+};
+template <int BM, int BN>
+__device__ __forceinline__ BlockTile block_tile(const Args& p) {
+  const int k_begin = p.k_slice > 0 ? static_cast<int>(blockIdx.z) * p.k_slice : 0;
+  return {static_cast<int>(blockIdx.x) * BM, static_cast<int>(blockIdx.y) * BN, k_begin,
+          p.k_slice > 0 ? min(p.K, k_begin + p.k_slice) : p.K,
+          p.c + (p.k_slice > 0 ? int64_t{blockIdx.z} * p.M * p.N : 0)};
+}
+
+// Element (k, x) of one stage of an operand tile in shared memory: x-major (rows of STRIDE
+// floats along k) or k-major (rows of STRIDE floats along x).
+template <bool X_MAJOR, int STRIDE>
+struct SmemTile {
+  const float* base;
+  __device__ float operator()(int k, int x) const {
+    return X_MAJOR ? base[x * STRIDE + k] : base[k * STRIDE + x];
+  }
+};
+
+// TF32: one BK-deep tile through mma.sync m16n8k8 (v9's instruction and fragments,
+// kernels/matmul/mma_tf32.h). The warp's tile is MI x 4 mma tiles at rows wm0 + 16 i and
+// columns wn0 + 8 j of the block tile; acc[i * 4 + j] holds tile (i, j) in mma's d layout.
+// Operands are rounded to TF32 (cvt.rna) as they are loaded into fragments.
+template <int MI, int TM, class ATile, class BTile>
+__device__ __forceinline__ void mma_k_tile(float (&acc)[TM][4], const ATile& as, const BTile& bs,
+                                           int wm0, int wn0, int lane) {
+  constexpr int NI = 4;
+  static_assert(MI * NI == TM, "one accumulator group of 4 per mma tile");
+  const int g4 = lane / 4, t4 = lane % 4;  // mma's groupID, threadID
+#pragma unroll
+  for (int kk = 0; kk < BK; kk += 8) {
+    uint32_t a[MI][4], b[NI][2];
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      const int m = wm0 + 16 * i + g4;
+      a[i][0] = matmul::to_tf32(as(kk + t4, m));
+      a[i][1] = matmul::to_tf32(as(kk + t4, m + 8));
+      a[i][2] = matmul::to_tf32(as(kk + t4 + 4, m));
+      a[i][3] = matmul::to_tf32(as(kk + t4 + 4, m + 8));
+    }
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      const int n = wn0 + 8 * j + g4;
+      b[j][0] = matmul::to_tf32(bs(kk + t4, n));
+      b[j][1] = matmul::to_tf32(bs(kk + t4 + 4, n));
+    }
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j) matmul::mma_tf32(acc[i * NI + j], a[i], b[j]);
+  }
+}
+
+// TF32: the warp's accumulators into C (rows m_base + 16 i + ..., columns n_base + 8 j + ...).
+template <int MI, int TM>
+__device__ __forceinline__ void store_mma_tiles(const Args& p, float* c, const float (&acc)[TM][4],
+                                                int m_base, int n_base, int lane) {
+  constexpr int NI = 4;
+  const int g4 = lane / 4, t4 = lane % 4;
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // mma's d rows g4 and g4 + 8
+      const int m = m_base + 16 * i + g4 + 8 * h;
+      if (m >= p.M) continue;
+      float* row = c + int64_t{m} * p.N;
+#pragma unroll
+      for (int j = 0; j < NI; ++j) {
+        const int n = n_base + 8 * j + 2 * t4;
+        if (n < p.N) row[n] = acc[i * NI + j][2 * h];
+        if (n + 1 < p.N) row[n + 1] = acc[i * NI + j][2 * h + 1];
+      }
+    }
+  }
+}
+
+// ---- the two-stage kernel: FP32, and TF32 with Tiling::stages 2 ---------------------------
+
 // (THREADS, 2): at most 128 registers a thread, two blocks per SM (2 x at most 39 KB of shared
 // memory), so one block's barrier waits are filled by the other's multiplies.
 template <class Gather, int BN, int TM, bool VEC, bool TF32>
@@ -255,18 +368,14 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
   __shared__ __align__(16) float As[2][BK][BM + PAD];
   __shared__ __align__(16) float Bs[2][BK][BN + PAD];
 
-  const int m0 = static_cast<int>(blockIdx.x) * BM, n0 = static_cast<int>(blockIdx.y) * BN;
-  const int k_begin = p.k_slice > 0 ? static_cast<int>(blockIdx.z) * p.k_slice : 0;
-  const int k_end = p.k_slice > 0 ? min(p.K, k_begin + p.k_slice) : p.K;
-  float* const c = p.c + (p.k_slice > 0 ? int64_t{blockIdx.z} * p.M * p.N : 0);
-
+  const BlockTile bt = block_tile<BM, BN>(p);
   ALoads a_loads;
   BLoads b_loads;
-  a_loads.init(p, m0, k_begin, p.M);
-  b_loads.init(p, n0, k_begin, p.N);
+  a_loads.init(p, bt.m0, bt.k_begin, p.M);
+  b_loads.init(p, bt.n0, bt.k_begin, p.N);
   auto fetch = [&] {
-    a_loads.template fetch<VEC>(p, k_end);
-    b_loads.template fetch<VEC>(p, k_end);
+    a_loads.template fetch<VEC>(p, bt.k_end);
+    b_loads.template fetch<VEC>(p, bt.k_end);
   };
   auto stage = [&](int s) {
     stage_tile<BM, ALoads::KC>(As[s], a_loads.r);
@@ -275,45 +384,23 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
 
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int wm0 = warp / WARPS_N * WM, wn0 = warp % WARPS_N * 32;  // the warp's sub-tile
-  // FP32: this thread's rows and columns in the block tile. TF32: mma's groupID, threadID.
+  // FP32: this thread's rows and columns in the block tile.
   const int r0 = wm0 + lane / 8 * TM, c0 = wn0 + lane % 8 * 4;
-  const int g4 = lane / 4, t4 = lane % 4;
-  constexpr int MI = WM / 16, NI = 4;  // TF32: mma tiles per warp, MI * NI = TM
-  // FP32: acc[i][j] is C[r0 + i][c0 + j]. TF32: acc[i * NI + j] is mma tile (i, j), at rows
-  // wm0 + 16 i and columns wn0 + 8 j of the block tile, in mma's d layout.
+  constexpr int MI = WM / 16;  // TF32: mma tiles per warp, MI x 4
+  // FP32: acc[i][j] is C[r0 + i][c0 + j]. TF32: mma_k_tile's layout.
   float acc[TM][4] = {};
 
   fetch();
   stage(0);
   __syncthreads();  // stage 0 is complete before anyone multiplies it
-  const int tiles = (k_end - k_begin + BK - 1) / BK;
+  const int tiles = (bt.k_end - bt.k_begin + BK - 1) / BK;
   for (int t = 0; t < tiles; ++t) {
     const int s = t & 1;
     const bool more = t + 1 < tiles;  // uniform across the block
     if (more) fetch();                // in flight while this tile is multiplied
     if constexpr (TF32) {
-#pragma unroll
-      for (int kk = 0; kk < BK; kk += 8) {
-        uint32_t a[MI][4], b[NI][2];
-#pragma unroll
-        for (int i = 0; i < MI; ++i) {
-          const int m = wm0 + 16 * i + g4;
-          a[i][0] = matmul::to_tf32(As[s][kk + t4][m]);
-          a[i][1] = matmul::to_tf32(As[s][kk + t4][m + 8]);
-          a[i][2] = matmul::to_tf32(As[s][kk + t4 + 4][m]);
-          a[i][3] = matmul::to_tf32(As[s][kk + t4 + 4][m + 8]);
-        }
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-          const int n = wn0 + 8 * j + g4;
-          b[j][0] = matmul::to_tf32(Bs[s][kk + t4][n]);
-          b[j][1] = matmul::to_tf32(Bs[s][kk + t4 + 4][n]);
-        }
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-          for (int j = 0; j < NI; ++j) matmul::mma_tf32(acc[i * NI + j], a[i], b[j]);
-      }
+      mma_k_tile<MI>(acc, SmemTile<false, BM + PAD>{&As[s][0][0]}, SmemTile<false, BN + PAD>{&Bs[s][0][0]},
+                     wm0, wn0, lane);
     } else {
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
@@ -344,28 +431,14 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
   }
 
   if constexpr (TF32) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {  // mma's d rows g4 and g4 + 8
-        const int m = m0 + wm0 + 16 * i + g4 + 8 * h;
-        if (m >= p.M) continue;
-        float* row = c + int64_t{m} * p.N;
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-          const int n = n0 + wn0 + 8 * j + 2 * t4;
-          if (n < p.N) row[n] = acc[i * NI + j][2 * h];
-          if (n + 1 < p.N) row[n + 1] = acc[i * NI + j][2 * h + 1];
-        }
-      }
-    }
+    store_mma_tiles<MI>(p, bt.c, acc, bt.m0 + wm0, bt.n0 + wn0, lane);
   } else {
-    const int n = n0 + c0;
+    const int n = bt.n0 + c0;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-      const int m = m0 + r0 + i;
+      const int m = bt.m0 + r0 + i;
       if (m >= p.M || n >= p.N) continue;
-      float* out = c + int64_t{m} * p.N + n;
+      float* out = bt.c + int64_t{m} * p.N + n;
       if (p.c_vec) {  // N % 4 == 0, so the whole group is inside
         *reinterpret_cast<float4*>(out) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
       } else {
@@ -377,11 +450,112 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
   }
 }
 
+// ---- the pipelined TF32 kernel: Tiling::stages 3 or 4 -------------------------------------
+//
+// Why: on an H100 the two-stage TF32 kernel ran the CIFAR CNN's deep layers at 18-30 TFLOP/s
+// (ncu, 2026-11-23: e.g. 101.5 us for the 1.9 GFLOP 32x32x32 forward), a tenth of what mma.sync
+// can do, with 2 blocks of 8 warps per SM and one tile of loads in flight per block: each of
+// the 18-72 K tiles waits for its gather from L2. Here STAGES - 1 tiles are in flight: cp.async
+// copies global -> shared directly (no staging registers, no transposing stores), tile t + S - 1
+// is issued while tile t is multiplied, one barrier per tile. The multiply and the store are the
+// two-stage kernel's (mma_k_tile, store_mma_tiles) on the same values in the same order, so
+// both give the same bits (tests/test_gpu_conv.cpp checks it).
+//
+// Shared memory per stage (StageLayout): an operand whose groups run along k (K_CONTIGUOUS) is
+// stored x-major, rows of BK + 4 = 20 floats, so each 16-byte group is one cp.async; rows of
+// 80 bytes put mma's fragment loads (8 rows x 4 k) on 32 different banks. The others stay
+// k-major with rows of X + 8 floats, as in the two-stage kernel. Largest (256 x 32 tiles, A
+// x-major): 256 x 20 + 16 x 40 floats = 23 KB a stage, 92 KB for 4 stages, so two blocks
+// still fit an SM's 228 KB (dynamic shared memory, opted into at the first launch).
+template <int X, bool K_CONTIGUOUS>
+struct StageLayout {
+  static constexpr int STRIDE = K_CONTIGUOUS ? BK + 4 : X + PAD;
+  static constexpr int FLOATS = (K_CONTIGUOUS ? X : BK) * STRIDE;
+  __device__ static SmemTile<K_CONTIGUOUS, STRIDE> view(const float* stage) { return {stage}; }
+};
+
+template <class Gather, int BN, int TM, int STAGES>
+__global__ void __launch_bounds__(THREADS, 2) implicit_gemm_pipelined_kernel(const Args p) {
+  constexpr int BM = TM * 1024 / BN;
+  constexpr int WARPS_N = BN / 32, WARPS_M = 8 / WARPS_N;
+  constexpr int WM = BM / WARPS_M, MI = WM / 16;
+  static_assert(WM == 4 * TM && WARPS_M * WARPS_N == THREADS / 32 && TM % 4 == 0, "warp layout");
+  static_assert(STAGES >= 3, "two stages: implicit_gemm_kernel");
+  using ALoads = TileLoads<typename Gather::A, BM>;
+  using BLoads = TileLoads<typename Gather::B, BN>;
+  using AStage = StageLayout<BM, ALoads::KC>;
+  using BStage = StageLayout<BN, BLoads::KC>;
+  extern __shared__ __align__(16) float smem[];
+  float* const as = smem;                          // STAGES x AStage::FLOATS
+  float* const bs = smem + STAGES * AStage::FLOATS;  // STAGES x BStage::FLOATS
+
+  const BlockTile bt = block_tile<BM, BN>(p);
+  ALoads a_loads;
+  BLoads b_loads;
+  a_loads.init(p, bt.m0, bt.k_begin, p.M);
+  b_loads.init(p, bt.n0, bt.k_begin, p.N);
+  // Tiles are issued in order, 0, 1, 2, ...: each issue moves the loaders' walks one tile on.
+  auto issue = [&](int s) {
+    a_loads.template issue<AStage::STRIDE>(p, bt.k_end, as + s * AStage::FLOATS);
+    b_loads.template issue<BStage::STRIDE>(p, bt.k_end, bs + s * BStage::FLOATS);
+  };
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm0 = warp / WARPS_N * WM, wn0 = warp % WARPS_N * 32;
+  float acc[TM][4] = {};
+
+  const int tiles = (bt.k_end - bt.k_begin + BK - 1) / BK;
+  // One commit group per tile, empty past the last, so that "all but STAGES - 2 groups done"
+  // always means "tile t is here".
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < tiles) issue(s);
+    matmul::cp_async_commit();
+  }
+  for (int t = 0; t < tiles; ++t) {
+    matmul::cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+    // Everyone's have, and everyone is done multiplying tile t - 1, whose stage the next
+    // issue reuses.
+    __syncthreads();
+    if (t + STAGES - 1 < tiles) issue((t + STAGES - 1) % STAGES);
+    matmul::cp_async_commit();
+    const int s = t % STAGES;
+    mma_k_tile<MI>(acc, AStage::view(as + s * AStage::FLOATS), BStage::view(bs + s * BStage::FLOATS),
+                   wm0, wn0, lane);
+  }
+  matmul::cp_async_wait<0>();  // nothing real is in flight; the empty groups, for tidiness
+  store_mma_tiles<MI>(p, bt.c, acc, bt.m0 + wm0, bt.n0 + wn0, lane);
+}
+
+// ---- launching --------------------------------------------------------------------------
+
+template <class Gather, int BN, int TM, int STAGES>
+void launch_pipelined(const Args& p, dim3 grid, cudaStream_t stream) {
+  constexpr int BM = TM * 1024 / BN;
+  constexpr size_t bytes = sizeof(float) * STAGES *
+                           (StageLayout<BM, Gather::A::K_CONTIGUOUS>::FLOATS +
+                            StageLayout<BN, Gather::B::K_CONTIGUOUS>::FLOATS);
+  const auto kernel = implicit_gemm_pipelined_kernel<Gather, BN, TM, STAGES>;
+  // Above 48 KB a kernel must opt in to dynamic shared memory, once per kernel.
+  static const bool opted_in = [&] {
+    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(bytes)));
+    return true;
+  }();
+  (void)opted_in;
+  kernel<<<grid, THREADS, bytes, stream>>>(p);
+}
+
 // Launches the pass `Gather` with tiling t: the kernel for (t.bn, t.tm), with 16-byte loads
-// when `vec`, on TF32 tensor cores when t.tf32 and vec.
+// when `vec`, on TF32 tensor cores when t.tf32 and vec, pipelined when also t.stages > 2.
 template <class Gather, int BN, int TM>
-void launch_tiles(const Args& p, bool vec, bool tf32, dim3 grid, cudaStream_t stream) {
-  if (vec && tf32)
+void launch_tiles(const Args& p, bool vec, const Tiling& t, dim3 grid, cudaStream_t stream) {
+  const bool tf32 = vec && t.tf32;
+  if (tf32 && t.stages == 4)
+    launch_pipelined<Gather, BN, TM, 4>(p, grid, stream);
+  else if (tf32 && t.stages == 3)
+    launch_pipelined<Gather, BN, TM, 3>(p, grid, stream);
+  else if (tf32)
     implicit_gemm_kernel<Gather, BN, TM, true, true><<<grid, THREADS, 0, stream>>>(p);
   else if (vec)
     implicit_gemm_kernel<Gather, BN, TM, true, false><<<grid, THREADS, 0, stream>>>(p);
@@ -393,14 +567,13 @@ template <class Gather>
 void launch(const Args& p, const Tiling& t, bool vec, int slices, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.M + t.block_rows() - 1) / t.block_rows()),
                   static_cast<unsigned>((p.N + t.bn - 1) / t.bn), static_cast<unsigned>(slices));
-  const bool tf32 = t.tf32;
   switch (t.bn * 10 + t.tm) {
-    case 328: launch_tiles<Gather, 32, 8>(p, vec, tf32, grid, stream); break;
-    case 324: launch_tiles<Gather, 32, 4>(p, vec, tf32, grid, stream); break;
-    case 648: launch_tiles<Gather, 64, 8>(p, vec, tf32, grid, stream); break;
-    case 644: launch_tiles<Gather, 64, 4>(p, vec, tf32, grid, stream); break;
-    case 1288: launch_tiles<Gather, 128, 8>(p, vec, tf32, grid, stream); break;
-    case 1284: launch_tiles<Gather, 128, 4>(p, vec, tf32, grid, stream); break;
+    case 328: launch_tiles<Gather, 32, 8>(p, vec, t, grid, stream); break;
+    case 324: launch_tiles<Gather, 32, 4>(p, vec, t, grid, stream); break;
+    case 648: launch_tiles<Gather, 64, 8>(p, vec, t, grid, stream); break;
+    case 644: launch_tiles<Gather, 64, 4>(p, vec, t, grid, stream); break;
+    case 1288: launch_tiles<Gather, 128, 8>(p, vec, t, grid, stream); break;
+    case 1284: launch_tiles<Gather, 128, 4>(p, vec, t, grid, stream); break;
     default: throw Error("conv: no kernel for this tiling (checked in prepare())");
   }
   CHECK_LAUNCH();

@@ -37,10 +37,15 @@ struct Tiling {
   int tm = 8;       // 8 or 4 rows of C per thread
   int k_slice = 0;  // > 0: split-K, slices of this many k (a multiple of 16), added in order
   bool tf32 = false;  // TF32 tensor cores where the channels allow float4 loads (else FP32)
+  // TF32 only: 2 = the loads of the next K tile staged through registers (double buffering);
+  // 3 or 4 = a cp.async pipeline with that many K tiles in shared memory, 2 or 3 in flight.
+  int stages = 2;
   int block_rows() const { return tm * 1024 / bn; }
 };
 
 // The engine's tiling for a pass on a GPU of `sms` SMs (see choose_tiling in implicit_gemm.cu).
+// Its TF32 stages are ENGINE_CONV_TF32_STAGES (2, 3 or 4) where that is set, else 2: the
+// pipelined kernel is new and has not been measured against the two-stage one yet.
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms);
 // K slices the tiling cuts K into (1 without split-K), and the workspace floats they need:
 // (slices, M, N) partial products, 0 without split-K.

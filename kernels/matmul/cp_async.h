@@ -8,13 +8,22 @@
 namespace engine::cuda::matmul {
 
 // src_bytes below the copy size zero-fills the rest of the destination, and 0 reads nothing:
-// the zero-fill of edge tiles is free. .cg (16-byte copies) caches in L2 only: the tile is
-// reused from shared memory, not L1; .ca is the only form for 4-byte copies.
+// the zero-fill of edge tiles is free. .cg (16-byte copies, the default) caches in L2 only: a
+// GEMM's tile is reused from shared memory, not L1. CACHE_L1 (.ca) keeps the line in L1 too,
+// for gathers whose neighbouring rows read the same elements again (a convolution's patches
+// read each pixel kh * kw times); .ca is also the only form for 4-byte copies.
+template <bool CACHE_L1 = false>
 __device__ __forceinline__ void cp_async_16(float* dst, const float* src, int src_bytes) {
   const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
-               : "memory");
+  if constexpr (CACHE_L1) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                 "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                 "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+                 : "memory");
+  }
 }
 __device__ __forceinline__ void cp_async_4(float* dst, const float* src, int src_bytes) {
   const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
