@@ -53,7 +53,11 @@ all_jobs() {
   done
 }
 export -f one_run; export build out limit
-if [ -n "${4:-}" ]; then cat "$4"; else all_jobs; fi |
+# The runs that took longest on an H100 (2026-11-23: past 400 s each) start first, so that
+# each has its whole limit while the others fill the remaining slots.
+slow='test_gpu_jacobian -tc=|initcheck test_gpu_vendor|v3_smem_tiling'
+slow_first() { local jobs; jobs=$(cat); grep -E "$slow" <<< "$jobs"; grep -vE "$slow" <<< "$jobs"; }
+if [ -n "${4:-}" ]; then cat "$4"; else all_jobs; fi | slow_first |
   xargs -P 16 -L 1 bash -c 'one_run "$@"' one_run | sort > "$out/sanitize.txt"
 if [ -x "$build/tests/test_gpu_backend" ]; then
   timeout 120 compute-sanitizer --tool memcheck "$build/tests/test_gpu_backend" -tc="*more device memory*" \
