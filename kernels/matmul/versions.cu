@@ -60,12 +60,19 @@ const Version VERSIONS[] = {
 };
 
 // C = alpha * sum over slices of partial + beta * C, slices added in order.
+// Small outputs make this a chain of loads: a convolution's bias gradient is 32-128 columns of
+// ~264 chunk sums (kernels/activation.cu), one block whose threads each add 264 values from L2.
+// The adds must stay in order (the same bits every run), but the loads need not wait for them:
+// unrolled by 16 (the compiler's default is 4: 13 against 37 global loads in the PTX), each
+// thread has 16 loads from L2 in flight, and 264 loads take ~17 round trips instead of ~66
+// (ncu, H100, 2026-11-23, before this change: 17 us for the 32-column case, under ncu's clocks).
 __global__ void split_k_reduce_kernel(const float* __restrict__ partial, int slices, int M, int N,
                                       float alpha, float beta, float* __restrict__ C, int ldc) {
   const int64_t mn = int64_t{M} * N;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < mn;
        i += int64_t{gridDim.x} * blockDim.x) {
     float s = 0.0f;
+#pragma unroll 16
     for (int z = 0; z < slices; ++z) s += partial[z * mn + i];
     float* c = C + (i / N) * ldc + i % N;
     *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
