@@ -14,6 +14,7 @@
 // the forward's strict '>' keeps the first) is (ih, iw). Each dx element is written once by
 // one thread, in a fixed order: no atomics, deterministic, and correct for overlapping
 // windows too. The first-maximum scan runs only where x equals the window's max.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -40,16 +41,23 @@ PoolArgs pool_args(const Conv2dGeometry& g) {
           i(g.stride_w), i(g.pad_top), i(g.pad_left), i(g.out_h),    i(g.out_w)};
 }
 
+// Index: the type of the element indices and their decoding. A 64-bit division is a software
+// routine of dozens of instructions, and decoding (n, h, w, c) takes three per element: int
+// wherever the tensors allow it (LaunchIndex below), which is every seed model's layer.
+//
 // x: (batch, in_h, in_w, C), y: (batch, out_h, out_w, C); `count` = y's elements.
+template <typename Index>
 __global__ void max_pool_forward_kernel(const float* __restrict__ x, float* __restrict__ y,
-                                        PoolArgs a, int64_t count) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
+                                        PoolArgs a, Index count) {
+  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
+                 static_cast<Index>(threadIdx.x);
+       i < count; i += step) {
     const int c = static_cast<int>(i % a.channels);
-    const int64_t pixel = i / a.channels;
+    const Index pixel = i / a.channels;
     const int ow = static_cast<int>(pixel % a.out_w);
     const int oh = static_cast<int>(pixel / a.out_w % a.out_h);
-    const int64_t n = pixel / a.out_w / a.out_h;
+    const Index n = pixel / a.out_w / a.out_h;
     const float* image = x + n * a.in_h * a.in_w * a.channels + c;
     const int ih0 = oh * a.stride_h - a.pad_top, iw0 = ow * a.stride_w - a.pad_left;
     // Every window holds at least one element of x (valid: all inside; same: the padding is
@@ -88,19 +96,22 @@ __device__ bool first_maximum(const float* image, const PoolArgs& a, int oh, int
 }
 
 // dx: like x; `count` = x's elements.
+template <typename Index>
 __global__ void max_pool_backward_kernel(const float* __restrict__ x, const float* __restrict__ y,
                                          const float* __restrict__ dy, float* __restrict__ dx,
-                                         PoolArgs a, int64_t count) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
+                                         PoolArgs a, Index count) {
+  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
+                 static_cast<Index>(threadIdx.x);
+       i < count; i += step) {
     const int c = static_cast<int>(i % a.channels);
-    const int64_t pixel = i / a.channels;
+    const Index pixel = i / a.channels;
     const int iw = static_cast<int>(pixel % a.in_w);
     const int ih = static_cast<int>(pixel / a.in_w % a.in_h);
-    const int64_t n = pixel / a.in_w / a.in_h;
+    const Index n = pixel / a.in_w / a.in_h;
     const float v = x[i];
     const float* image = x + n * a.in_h * a.in_w * a.channels + c;
-    const int64_t out_image = n * a.out_h * a.out_w;
+    const Index out_image = n * a.out_h * a.out_w;
     // The windows covering ih: oh * stride_h - pad_top <= ih < oh * stride_h - pad_top + kernel_h.
     const int h_num = ih + a.pad_top, w_num = iw + a.pad_left;  // >= 0
     const int oh_lo = h_num - a.kernel_h + 1 <= 0 ? 0 : (h_num - a.kernel_h + a.stride_h) / a.stride_h;
@@ -110,7 +121,7 @@ __global__ void max_pool_backward_kernel(const float* __restrict__ x, const floa
     float sum = 0.0f;
     for (int oh = oh_lo; oh <= oh_hi; ++oh) {
       for (int ow = ow_lo; ow <= ow_hi; ++ow) {
-        const int64_t o = (out_image + oh * a.out_w + ow) * a.channels + c;
+        const Index o = (out_image + oh * a.out_w + ow) * a.channels + c;
         const float m = y[o];
         if (v == m && first_maximum(image, a, oh, ow, m, ih, iw)) sum += dy[o];
       }
@@ -119,14 +130,26 @@ __global__ void max_pool_backward_kernel(const float* __restrict__ x, const floa
   }
 }
 
+// Whether the kernels may index in int: every index and every index plus one grid-stride step
+// (at most 65,535 x 256) must stay below 2^31; 2^30 elements leaves room for both.
+bool int_indices(const Tensor& x, const Tensor& y) {
+  return std::max(x.numel(), y.numel()) < (int64_t{1} << 30);
+}
+
 }  // namespace
 
 void CudaBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
   if (vendor()) return vendor::cudnn_max_pool2d_forward(g, x, y);  // --device cudnn
   const int64_t count = y.numel();
   if (count == 0) return;
-  max_pool_forward_kernel<<<blocks_for(count, THREADS), THREADS, 0, stream()>>>(
-      x.data<float>(), y.data<float>(), pool_args(g), count);
+  const unsigned blocks = blocks_for(count, THREADS);
+  if (int_indices(x, y)) {
+    max_pool_forward_kernel<int><<<blocks, THREADS, 0, stream()>>>(
+        x.data<float>(), y.data<float>(), pool_args(g), static_cast<int>(count));
+  } else {
+    max_pool_forward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(x.data<float>(), y.data<float>(),
+                                                                       pool_args(g), count);
+  }
   CHECK_LAUNCH();
 }
 
@@ -135,8 +158,15 @@ void CudaBackend::max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, 
   if (vendor()) return vendor::cudnn_max_pool2d_backward(g, x, y, dy, dx);
   const int64_t count = dx.numel();
   if (count == 0) return;
-  max_pool_backward_kernel<<<blocks_for(count, THREADS), THREADS, 0, stream()>>>(
-      x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), pool_args(g), count);
+  const unsigned blocks = blocks_for(count, THREADS);
+  if (int_indices(x, y)) {
+    max_pool_backward_kernel<int><<<blocks, THREADS, 0, stream()>>>(
+        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), pool_args(g),
+        static_cast<int>(count));
+  } else {
+    max_pool_backward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(
+        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), pool_args(g), count);
+  }
   CHECK_LAUNCH();
 }
 
