@@ -347,6 +347,18 @@ TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
   }
 }
 
+TEST_CASE("ENGINE_CONV_TF32_STAGES: 2 when unset, 2-4 as given, anything else refused") {
+  CHECK(conv::tf32_stages_setting(nullptr) == 2);
+  CHECK(conv::tf32_stages_setting("") == 2);
+  CHECK(conv::tf32_stages_setting("2") == 2);
+  CHECK(conv::tf32_stages_setting("3") == 3);
+  CHECK(conv::tf32_stages_setting("4") == 4);
+  for (const char* bad : {"1", "5", "33", "three", " 3"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH_AS(conv::tf32_stages_setting(bad), doctest::Contains("ENGINE_CONV_TF32_STAGES"), Error);
+  }
+}
+
 TEST_CASE("the pipelined TF32 kernel at the seed layers' tilings: the two-stage kernel's bits") {
   Generator rng(13);
   for (const SeedLayer& l : SEED_LAYERS) {

@@ -56,33 +56,26 @@ GemmShape gemm_shape(Pass pass, const Conv2dGeometry& g) {
   return {};
 }
 
+int tf32_stages_setting(const char* text) {
+  if (text == nullptr || *text == '\0') return 2;
+  const std::string value(text);
+  ENGINE_CHECK(value == "2" || value == "3" || value == "4", "ENGINE_CONV_TF32_STAGES=", value,
+               ": 2, 3 or 4");
+  return value[0] - '0';
+}
+
 // Columns: the narrowest tile that holds N (out_c or in_c: 32, 64, 128 in the seed models).
 // Rows: 8 per thread where that still gives every SM a block, else 4 (twice the blocks).
 // K: split when even then some SMs would idle (the backward-filter pass, always; the deep
 // layers' passes at small batches).
-namespace {
-
-// ENGINE_CONV_TF32_STAGES, read once: a knob to compare the pipelined TF32 kernel with the
-// two-stage one end to end (kernel_bench, the CNN apps) until one of them is the default.
-int tf32_stages() {
-  static const int stages = [] {
-    const char* text = std::getenv("ENGINE_CONV_TF32_STAGES");
-    if (text == nullptr || *text == '\0') return 2;
-    const std::string value(text);
-    ENGINE_CHECK(value == "2" || value == "3" || value == "4", "ENGINE_CONV_TF32_STAGES=", value,
-                 ": 2, 3 or 4");
-    return value[0] - '0';
-  }();
-  return stages;
-}
-
-}  // namespace
-
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   const GemmShape s = gemm_shape(pass, g);
   Tiling t;
   t.tf32 = tf32;
-  t.stages = tf32_stages();
+  // Read once: a knob to compare the pipelined TF32 kernel with the two-stage one end to end
+  // (kernel_bench, the CNN apps) until one of them is the default.
+  static const int stages = tf32_stages_setting(std::getenv("ENGINE_CONV_TF32_STAGES"));
+  t.stages = stages;
   t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
   t.tm = 8;
   if (tiles_of(t, s) < sms) t.tm = 4;

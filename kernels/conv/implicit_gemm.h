@@ -47,6 +47,9 @@ struct Tiling {
 // Its TF32 stages are ENGINE_CONV_TF32_STAGES (2, 3 or 4) where that is set, else 2: the
 // pipelined kernel is new and has not been measured against the two-stage one yet.
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms);
+// The stages that text of ENGINE_CONV_TF32_STAGES asks for: 2 for none (null or empty), else
+// 2, 3 or 4; anything else is an engine::Error naming the variable.
+int tf32_stages_setting(const char* text);
 // K slices the tiling cuts K into (1 without split-K), and the workspace floats they need:
 // (slices, M, N) partial products, 0 without split-K.
 int slices_of(const Tiling& t, const GemmShape& s);
