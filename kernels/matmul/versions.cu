@@ -59,24 +59,52 @@ const Version VERSIONS[] = {
      true, v11_tf32_tma, v11_tf32_tma_available},
 };
 
-// C = alpha * sum over slices of partial + beta * C, slices added in order.
-// Small outputs make this a chain of loads: a convolution's bias gradient is 32-128 columns of
-// ~264 chunk sums (kernels/activation.cu), one block whose threads each add 264 values from L2.
-// The adds must stay in order (the same bits every run), but the loads need not wait for them:
-// unrolled by 16 (the compiler's default is 4: 13 against 37 global loads in the PTX), each
-// thread has 16 loads from L2 in flight, and 264 loads take ~17 round trips instead of ~66
-// (ncu, H100, 2026-11-23, before this change: 17 us for the 32-column case, under ncu's clocks).
+// C = alpha * sum over slices of partial + beta * C, the slices added in a fixed order (the
+// same bits every run, no float atomics). Two kernels, by the size of C:
+//
+// Wide C (>= WIDE_OUTPUTS elements, a deep layer's dw or a large matmul's C): one thread per
+// element walks the slices in order; the grid fills the GPU and each thread's chain of loads
+// is short next to the number of threads.
 __global__ void split_k_reduce_kernel(const float* __restrict__ partial, int slices, int M, int N,
                                       float alpha, float beta, float* __restrict__ C, int ldc) {
   const int64_t mn = int64_t{M} * N;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < mn;
        i += int64_t{gridDim.x} * blockDim.x) {
     float s = 0.0f;
-#pragma unroll 16
     for (int z = 0; z < slices; ++z) s += partial[z * mn + i];
     float* c = C + (i / N) * ldc + i % N;
     *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
   }
+}
+
+// Narrow C: a bias gradient is 32-128 sums of ~264 chunk partials (kernels/activation.cu,
+// kernels/conv/backward_filter_few_channels.cu), a first layer's dw 864 of 264. One thread per
+// element would be one block whose threads each wait on 264 loads from L2 in turn: 18.5 us
+// for 32 columns (ncu, H100, 2026-11-24), whatever the unrolling. Here a block takes 32
+// consecutive elements and its 32 warps split the slices: warp w adds slices w, w + 32, ... in
+// order (lane l: element l; one 128-byte load per warp and slice), then warp 0 adds the 32
+// warps' sums in order. 264 slices are 9 loads per thread; the order is fixed, so the bits are.
+constexpr int64_t WIDE_OUTPUTS = 65536;
+constexpr int NARROW_GROUPS = 32;  // warps per block, each one group of slices
+
+__global__ void __launch_bounds__(NARROW_GROUPS * 32)
+    split_k_reduce_narrow_kernel(const float* __restrict__ partial, int slices, int M, int N,
+                                 float alpha, float beta, float* __restrict__ C, int ldc) {
+  __shared__ float group_sums[NARROW_GROUPS][32 + 1];  // +1: warp 0's column reads hit 32 banks
+  const int lane = static_cast<int>(threadIdx.x) % 32, group = static_cast<int>(threadIdx.x) / 32;
+  const int64_t mn = int64_t{M} * N;
+  const int64_t i = int64_t{blockIdx.x} * 32 + lane;
+  float s = 0.0f;
+  if (i < mn)
+    for (int z = group; z < slices; z += NARROW_GROUPS) s += partial[z * mn + i];
+  group_sums[group][lane] = s;
+  __syncthreads();  // every group's sum is in shared memory before warp 0 adds them
+  if (group != 0 || i >= mn) return;
+  float total = 0.0f;
+#pragma unroll
+  for (int g = 0; g < NARROW_GROUPS; ++g) total += group_sums[g][lane];
+  float* c = C + (i / N) * ldc + i % N;
+  *c = beta == 0.0f ? alpha * total : alpha * total + beta * *c;
 }
 
 }  // namespace
@@ -95,9 +123,16 @@ const Version& version_named(const char* name) {
 
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
   const int64_t mn = int64_t{g.M} * g.N;
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + 255) / 256, 65535));
-  split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(g.partial, slices, g.M, g.N, g.alpha, g.beta,
-                                                    g.C, g.ldc);
+  if (mn == 0) return;
+  if (mn < WIDE_OUTPUTS) {
+    const auto blocks = static_cast<unsigned>((mn + 31) / 32);
+    split_k_reduce_narrow_kernel<<<blocks, NARROW_GROUPS * 32, 0, stream>>>(
+        g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
+  } else {
+    const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + 255) / 256, 65535));
+    split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(g.partial, slices, g.M, g.N, g.alpha,
+                                                      g.beta, g.C, g.ldc);
+  }
   CHECK_LAUNCH();
 }
 
