@@ -14,12 +14,22 @@
 // the forward's strict '>' keeps the first) is (ih, iw). Each dx element is written once by
 // one thread, in a fixed order: no atomics, deterministic, and correct for overlapping
 // windows too. The first-maximum scan runs only where x equals the window's max.
+//
+// Windows that tile x exactly (stride = window, no padding, no leftover row or column: every
+// seed model's 2x2 pool) take shorter paths, a thread per window and, with C % 4 == 0, four
+// channels per thread in 16-byte loads and stores. Forward: the window's max, as above.
+// Backward: each x element lies in one window, so the thread recomputes the window's first
+// maximum from x and writes its whole window of dx, dy there and zeros elsewhere: no y read,
+// no search over covering windows, no divisions per dx element. H100, 2026-11-24, seed 003's
+// first pool under ncu, before: forward 17.2 us, backward (the gather) 59.0 us.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
+#include "kernels/vector_io.h"
 #include "kernels/vendor/cudnn_conv.h"
 
 namespace engine::cuda {
@@ -130,10 +140,92 @@ __global__ void max_pool_backward_kernel(const float* __restrict__ x, const floa
   }
 }
 
+// Whether pool geometry `a` is a tiling of x by its windows (the fast backward path above).
+bool windows_tile_input(const PoolArgs& a) {
+  return a.stride_h == a.kernel_h && a.stride_w == a.kernel_w && a.pad_top == 0 && a.pad_left == 0 &&
+         a.out_h * a.kernel_h == a.in_h && a.out_w * a.kernel_w == a.in_w;
+}
+
+// Windows that tile x (windows_tile_input): thread i takes y's elements i W .. i W + W - 1
+// (W channels of one window; C % W == 0). Where the window starts in x, and its first maximum:
+// the general kernels' choice, strict '>' from -inf, so on ties the first in row-major order;
+// a window of -inf's gives its first element, one of NaNs none (the general backward's y =
+// -inf equals no NaN either).
+template <typename Index>
+__device__ __forceinline__ Index tiled_window_corner(const PoolArgs& a, Index e) {
+  const int c = static_cast<int>(e % a.channels);
+  const Index pixel = e / a.channels;
+  const int ow = static_cast<int>(pixel % a.out_w);
+  const Index row = pixel / a.out_w;  // n * out_h + oh
+  // x's row n * in_h + oh * kernel_h is row * kernel_h, since in_h = out_h * kernel_h.
+  return (row * a.kernel_h * a.in_w + ow * a.kernel_w) * a.channels + c;
+}
+template <typename Index, int W>
+__device__ __forceinline__ void tiled_window_max(const float* x, const PoolArgs& a, Index corner,
+                                                 float (&best)[W], int (&at)[W]) {
+#pragma unroll
+  for (int l = 0; l < W; ++l) best[l] = -INFINITY, at[l] = -1;  // at: the tap kh * kernel_w + kw
+  float v[W];
+  for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
+    for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
+      load_floats<W>(x + corner + (kh * a.in_w + kw) * a.channels, v);
+#pragma unroll
+      for (int l = 0; l < W; ++l)
+        if (v[l] > best[l] || (at[l] < 0 && v[l] == best[l])) best[l] = v[l], at[l] = tap;
+    }
+  }
+}
+
+// `count` = y's elements / W, here and below.
+template <typename Index, int W>
+__global__ void max_pool_forward_tiled_kernel(const float* __restrict__ x, float* __restrict__ y,
+                                              PoolArgs a, Index count) {
+  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
+                 static_cast<Index>(threadIdx.x);
+       i < count; i += step) {
+    float best[W];
+    int at[W];
+    tiled_window_max<Index, W>(x, a, tiled_window_corner<Index>(a, i * W), best, at);
+    store_floats<W>(y + i * W, best);
+  }
+}
+
+// Writes the whole window of dx: dy at the first maximum, zeros elsewhere.
+template <typename Index, int W>
+__global__ void max_pool_backward_tiled_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                               float* __restrict__ dx, PoolArgs a, Index count) {
+  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
+                 static_cast<Index>(threadIdx.x);
+       i < count; i += step) {
+    const Index corner = tiled_window_corner<Index>(a, i * W);
+    float best[W], g[W], out[W];
+    int at[W];
+    tiled_window_max<Index, W>(x, a, corner, best, at);
+    load_floats<W>(dy + i * W, g);
+    for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
+      for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
+#pragma unroll
+        for (int l = 0; l < W; ++l) out[l] = at[l] == tap ? g[l] : 0.0f;
+        store_floats<W>(dx + corner + (kh * a.in_w + kw) * a.channels, out);
+      }
+    }
+  }
+}
+
 // Whether the kernels may index in int: every index and every index plus one grid-stride step
 // (at most 65,535 x 256) must stay below 2^31; 2^30 elements leaves room for both.
 bool int_indices(const Tensor& x, const Tensor& y) {
   return std::max(x.numel(), y.numel()) < (int64_t{1} << 30);
+}
+
+// The tiled kernels take 4 channels a thread where C % 4 == 0 and the tensors are 16-byte
+// aligned (kernels/vector_io.h).
+bool tiled_vec(const PoolArgs& a, std::initializer_list<const float*> tensors) {
+  bool vec = a.channels % 4 == 0;
+  for (const float* t : tensors) vec = vec && aligned16(t);
+  return vec;
 }
 
 }  // namespace
@@ -142,13 +234,24 @@ void CudaBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, T
   if (vendor()) return vendor::cudnn_max_pool2d_forward(g, x, y);  // --device cudnn
   const int64_t count = y.numel();
   if (count == 0) return;
+  const PoolArgs a = pool_args(g);
+  if (windows_tile_input(a)) {
+    launch_float_groups(count, tiled_vec(a, {x.data<float>(), y.data<float>()}), int_indices(x, y), THREADS,
+                        [&](auto types, unsigned blocks, int64_t groups) {
+                          using Index = typename decltype(types)::first_type;
+                          constexpr int W = decltype(types)::second_type::value;
+                          max_pool_forward_tiled_kernel<Index, W><<<blocks, THREADS, 0, stream()>>>(
+                              x.data<float>(), y.data<float>(), a, static_cast<Index>(groups));
+                        });
+    CHECK_LAUNCH();
+    return;
+  }
   const unsigned blocks = blocks_for(count, THREADS);
   if (int_indices(x, y)) {
     max_pool_forward_kernel<int><<<blocks, THREADS, 0, stream()>>>(
-        x.data<float>(), y.data<float>(), pool_args(g), static_cast<int>(count));
+        x.data<float>(), y.data<float>(), a, static_cast<int>(count));
   } else {
-    max_pool_forward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(x.data<float>(), y.data<float>(),
-                                                                       pool_args(g), count);
+    max_pool_forward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(x.data<float>(), y.data<float>(), a, count);
   }
   CHECK_LAUNCH();
 }
@@ -158,14 +261,25 @@ void CudaBackend::max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, 
   if (vendor()) return vendor::cudnn_max_pool2d_backward(g, x, y, dy, dx);
   const int64_t count = dx.numel();
   if (count == 0) return;
+  const PoolArgs a = pool_args(g);
+  if (windows_tile_input(a)) {
+    launch_float_groups(y.numel(), tiled_vec(a, {x.data<float>(), dy.data<float>(), dx.data<float>()}),
+                        int_indices(x, y), THREADS, [&](auto types, unsigned blocks, int64_t groups) {
+                          using Index = typename decltype(types)::first_type;
+                          constexpr int W = decltype(types)::second_type::value;
+                          max_pool_backward_tiled_kernel<Index, W><<<blocks, THREADS, 0, stream()>>>(
+                              x.data<float>(), dy.data<float>(), dx.data<float>(), a, static_cast<Index>(groups));
+                        });
+    CHECK_LAUNCH();
+    return;
+  }
   const unsigned blocks = blocks_for(count, THREADS);
   if (int_indices(x, y)) {
     max_pool_backward_kernel<int><<<blocks, THREADS, 0, stream()>>>(
-        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), pool_args(g),
-        static_cast<int>(count));
+        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), a, static_cast<int>(count));
   } else {
     max_pool_backward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(
-        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), pool_args(g), count);
+        x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), a, count);
   }
   CHECK_LAUNCH();
 }
