@@ -351,7 +351,11 @@ TEST_CASE("parity: matmul, all transpose combinations, alpha/beta, odd and large
 TEST_CASE("parity: bias_activation_forward, None/Relu/Tanh/Sigmoid") {
   if (!gpu_or_skip()) return;
   engine::Generator rng(21);
-  for (const Shape& shape : ROW_SHAPES) {
+  // ROW_SHAPES, and two whose rows are whole groups of 4 (the GPU's 16-byte path): a
+  // convolution's output and a Dense layer's.
+  std::vector<Shape> shapes = ROW_SHAPES;
+  shapes.insert(shapes.end(), {{5000, 32}, {7, 128}});
+  for (const Shape& shape : shapes) {
     Pair x = random_pair(rng, shape, -4.0f, 4.0f);
     Pair bias = both_at_offset(uniform(rng, dim(shape, 1), -1.0f, 1.0f), {shape[1]}, 3);
     for (const Activation act :
