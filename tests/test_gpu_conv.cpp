@@ -347,9 +347,9 @@ TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
   }
 }
 
-TEST_CASE("ENGINE_CONV_TF32_STAGES: 2 when unset, 2-4 as given, anything else refused") {
-  CHECK(conv::tf32_stages_setting(nullptr) == 2);
-  CHECK(conv::tf32_stages_setting("") == 2);
+TEST_CASE("ENGINE_CONV_TF32_STAGES: 3 when unset, 2-4 as given, anything else refused") {
+  CHECK(conv::tf32_stages_setting(nullptr) == 3);
+  CHECK(conv::tf32_stages_setting("") == 3);
   CHECK(conv::tf32_stages_setting("2") == 2);
   CHECK(conv::tf32_stages_setting("3") == 3);
   CHECK(conv::tf32_stages_setting("4") == 4);

@@ -57,7 +57,7 @@ GemmShape gemm_shape(Pass pass, const Conv2dGeometry& g) {
 }
 
 int tf32_stages_setting(const char* text) {
-  if (text == nullptr || *text == '\0') return 2;
+  if (text == nullptr || *text == '\0') return 3;
   const std::string value(text);
   ENGINE_CHECK(value == "2" || value == "3" || value == "4", "ENGINE_CONV_TF32_STAGES=", value,
                ": 2, 3 or 4");
@@ -73,7 +73,7 @@ Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   Tiling t;
   t.tf32 = tf32;
   // Read once: a knob to compare the pipelined TF32 kernel with the two-stage one end to end
-  // (kernel_bench, the CNN apps) until one of them is the default.
+  // (kernel_bench, the CNN apps).
   static const int stages = tf32_stages_setting(std::getenv("ENGINE_CONV_TF32_STAGES"));
   t.stages = stages;
   t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
