@@ -122,11 +122,13 @@ TEST_CASE("the device's timers: spans in the device's order that add up, again a
 TEST_CASE("the peaks probe on the GPU: every figure measured") {
   const MeasuredPeaks p = backend_for(Device::cuda()).measure_peaks();
   // Bounds any CUDA GPU meets by far, compute-sanitizer's slowing included: a smoke test of the
-  // probe's path, not of the device (docs/PROFILING.md has the H100's figures).
+  // probe's path, not of the device (docs/PROFILING.md has the H100's figures). A launch took
+  // 14 ms under memcheck with 15 other sanitized suites loading the host (H100, 2026-11-24);
+  // ~2 us unsanitized. 0.1 s still catches a latency reported in the wrong unit.
   CHECK(p.flops_per_s > 1e9);
   CHECK(p.bytes_per_s > 1e9);
   CHECK(p.launch_seconds > 0.0);
-  CHECK(p.launch_seconds < 1e-2);
+  CHECK(p.launch_seconds < 1e-1);
   CHECK(p.host_to_device_bytes_per_s > 1e8);
   CHECK(p.device_to_host_bytes_per_s > 1e8);
 }
