@@ -52,10 +52,7 @@ __device__ __forceinline__ float derivative_from_output(float y) {
 template <Activation ACT, typename Index, int W>
 __global__ void bias_activation_kernel(const float* __restrict__ x, const float* __restrict__ bias,
                                        float* __restrict__ y, Index groups, Index cols) {
-  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
-  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
-                 static_cast<Index>(threadIdx.x);
-       i < groups; i += step) {
+  for (Index i = grid_first<Index>(); i < groups; i += grid_step<Index>()) {
     float v[W];
     load_floats<W>(x + i * W, v);
     if (bias) {

@@ -59,10 +59,7 @@ PoolArgs pool_args(const Conv2dGeometry& g) {
 template <typename Index>
 __global__ void max_pool_forward_kernel(const float* __restrict__ x, float* __restrict__ y,
                                         PoolArgs a, Index count) {
-  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
-  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
-                 static_cast<Index>(threadIdx.x);
-       i < count; i += step) {
+  for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     const int c = static_cast<int>(i % a.channels);
     const Index pixel = i / a.channels;
     const int ow = static_cast<int>(pixel % a.out_w);
@@ -110,10 +107,7 @@ template <typename Index>
 __global__ void max_pool_backward_kernel(const float* __restrict__ x, const float* __restrict__ y,
                                          const float* __restrict__ dy, float* __restrict__ dx,
                                          PoolArgs a, Index count) {
-  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
-  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
-                 static_cast<Index>(threadIdx.x);
-       i < count; i += step) {
+  for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     const int c = static_cast<int>(i % a.channels);
     const Index pixel = i / a.channels;
     const int iw = static_cast<int>(pixel % a.in_w);
@@ -140,7 +134,7 @@ __global__ void max_pool_backward_kernel(const float* __restrict__ x, const floa
   }
 }
 
-// Whether pool geometry `a` is a tiling of x by its windows (the fast backward path above).
+// Whether pool geometry `a` is a tiling of x by its windows (the tiled paths above).
 bool windows_tile_input(const PoolArgs& a) {
   return a.stride_h == a.kernel_h && a.stride_w == a.kernel_w && a.pad_top == 0 && a.pad_left == 0 &&
          a.out_h * a.kernel_h == a.in_h && a.out_w * a.kernel_w == a.in_w;
@@ -180,10 +174,7 @@ __device__ __forceinline__ void tiled_window_max(const float* x, const PoolArgs&
 template <typename Index, int W>
 __global__ void max_pool_forward_tiled_kernel(const float* __restrict__ x, float* __restrict__ y,
                                               PoolArgs a, Index count) {
-  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
-  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
-                 static_cast<Index>(threadIdx.x);
-       i < count; i += step) {
+  for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     float best[W];
     int at[W];
     tiled_window_max<Index, W>(x, a, tiled_window_corner<Index>(a, i * W), best, at);
@@ -195,10 +186,7 @@ __global__ void max_pool_forward_tiled_kernel(const float* __restrict__ x, float
 template <typename Index, int W>
 __global__ void max_pool_backward_tiled_kernel(const float* __restrict__ x, const float* __restrict__ dy,
                                                float* __restrict__ dx, PoolArgs a, Index count) {
-  const Index step = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
-  for (Index i = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
-                 static_cast<Index>(threadIdx.x);
-       i < count; i += step) {
+  for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     const Index corner = tiled_window_corner<Index>(a, i * W);
     float best[W], g[W], out[W];
     int at[W];

@@ -2,8 +2,8 @@
 // one 16-byte load and store (a quarter of the instructions and index computations of W = 1),
 // and an Index type of int where every index fits (a 64-bit division or modulo is a software
 // routine of dozens of instructions, and decoding an element's column or pixel takes one or
-// more). Used by max pooling (kernels/pool.cu) and the bias + activation epilogue
-// (kernels/activation.cu).
+// more). Used by max pooling (kernels/pool.cu), the bias + activation epilogue
+// (kernels/activation.cu) and the convolutions' alignment checks.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -16,6 +16,17 @@
 namespace engine::cuda {
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// A grid-stride loop in Index arithmetic (every term cast first, so that int stays int):
+//   for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>())
+template <typename Index>
+__device__ __forceinline__ Index grid_first() {
+  return static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) + static_cast<Index>(threadIdx.x);
+}
+template <typename Index>
+__device__ __forceinline__ Index grid_step() {
+  return static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+}
 
 // W consecutive floats at p: one 16-byte access for W = 4 (p 16-byte aligned), else one float.
 template <int W>

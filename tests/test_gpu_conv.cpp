@@ -497,6 +497,31 @@ TEST_CASE("max_pool2d forward and backward: ties, overlapping windows, leftover 
   }
 }
 
+TEST_CASE("max_pool2d: windows of -inf keep their first element, on the tiled and the general path") {
+  Backend& gpu = backend_for(Device::cuda());
+  Generator rng(19);
+  // (batch, h, w, c, pool, stride): 2x2 windows tiling x with 4 and with 3 channels (the tiled
+  // kernels' 16-byte and scalar paths), and overlapping 3x3 windows (the general kernels).
+  const int64_t cases[][6] = {{2, 8, 8, 4, 2, 2}, {2, 6, 4, 3, 2, 2}, {2, 7, 7, 4, 3, 2}};
+  for (const auto& k : cases) {
+    const Conv2dGeometry g = pool2d_geometry({k[0], k[1], k[2], k[3]}, k[4], k[4], k[5], k[5], Padding::Valid);
+    // Mostly -inf: many windows hold nothing else, and their gradient goes to the first one.
+    std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
+    for (float& v : x) v = rng.below(4) == 0 ? -1.0f : -INFINITY;
+    const std::vector<float> dy = random_values(static_cast<size_t>(numel(g.y_shape())), rng);
+    std::vector<float> y_ref, dx_ref;
+    pool_reference(g, x, dy, y_ref, dx_ref);
+
+    const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
+    Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
+    gpu.max_pool2d_forward(g, tx, ty);
+    gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
+    INFO("pool ", k[4], " stride ", k[5], " on (", k[0], ", ", k[1], ", ", k[2], ", ", k[3], ")");
+    CHECK(ty.to_vector() == y_ref);
+    CHECK(tdx.to_vector() == dx_ref);
+  }
+}
+
 // ---- optimizers ---------------------------------------------------------------------------
 
 TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed values") {

@@ -8,6 +8,7 @@
 
 #include "kernels/conv/implicit_gemm.cuh"
 #include "kernels/matmul/gemm.h"
+#include "kernels/vector_io.h"
 
 namespace engine::cuda::conv {
 namespace {
@@ -26,8 +27,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t tiles_of(const Tiling& t, const GemmShape& s) {
   return ceil_div(s.M, t.block_rows()) * ceil_div(s.N, t.bn);
 }
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 int to_int(int64_t v, const char* what) {
   ENGINE_CHECK(v >= 0 && v <= std::numeric_limits<int>::max(), "conv2d on the GPU: ", what, " = ", v,
