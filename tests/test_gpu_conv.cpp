@@ -460,16 +460,37 @@ void pool_reference(const Conv2dGeometry& g, const std::vector<float>& x, const 
         }
 }
 
+struct PoolCase {
+  int64_t batch, h, w, c, pool, stride;
+  Padding padding;
+};
+
+// Pools x drawn by `value()` on the GPU, forward and backward, against pool_reference.
+template <class Value>
+void check_pool_against_reference(const PoolCase& k, Generator& rng, const Value& value) {
+  Backend& gpu = backend_for(Device::cuda());
+  const Conv2dGeometry g = pool2d_geometry({k.batch, k.h, k.w, k.c}, k.pool, k.pool, k.stride, k.stride, k.padding);
+  std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
+  for (float& v : x) v = value();
+  const std::vector<float> dy = random_values(static_cast<size_t>(numel(g.y_shape())), rng);
+  std::vector<float> y_ref, dx_ref;
+  pool_reference(g, x, dy, y_ref, dx_ref);
+
+  const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
+  Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
+  gpu.max_pool2d_forward(g, tx, ty);
+  gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
+  INFO("pool ", k.pool, " stride ", k.stride, " ", to_string(k.padding), " on (", k.batch, ", ", k.h, ", ",
+       k.w, ", ", k.c, ")");
+  CHECK(ty.to_vector() == y_ref);    // a max is exact
+  CHECK(tdx.to_vector() == dx_ref);  // the same float additions in the same order
+}
+
 }  // namespace
 
 TEST_CASE("max_pool2d forward and backward: ties, overlapping windows, leftover rows, padding") {
-  Backend& gpu = backend_for(Device::cuda());
   Generator rng(17);
-  struct Case {
-    int64_t batch, h, w, c, pool, stride;
-    Padding padding;
-  };
-  const Case cases[] = {
+  const PoolCase cases[] = {
       {2, 8, 8, 3, 2, 2, Padding::Valid},    // the seed models' pool
       {2, 5, 7, 4, 2, 2, Padding::Valid},    // a leftover row and column: their dx is 0
       {2, 5, 7, 4, 2, 2, Padding::Same},     // padded bottom row / right column
@@ -477,49 +498,21 @@ TEST_CASE("max_pool2d forward and backward: ties, overlapping windows, leftover 
       {1, 7, 6, 1, 3, 1, Padding::Valid},    // heavily overlapping
       {4, 32, 32, 32, 2, 2, Padding::Valid}, // seed 003's first pool at batch 4
   };
-  for (const Case& k : cases) {
-    const Conv2dGeometry g = pool2d_geometry({k.batch, k.h, k.w, k.c}, k.pool, k.pool, k.stride, k.stride, k.padding);
-    // Few distinct values: most windows hold ties, which must go to the first maximum.
-    std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
-    for (float& v : x) v = static_cast<float>(rng.below(3)) - 1.0f;
-    const std::vector<float> dy = random_values(static_cast<size_t>(numel(g.y_shape())), rng);
-    std::vector<float> y_ref, dx_ref;
-    pool_reference(g, x, dy, y_ref, dx_ref);
-
-    const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
-    Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
-    gpu.max_pool2d_forward(g, tx, ty);
-    gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
-    INFO("pool ", k.pool, " stride ", k.stride, " ", to_string(k.padding), " on (", k.batch, ", ", k.h, ", ",
-         k.w, ", ", k.c, ")");
-    CHECK(ty.to_vector() == y_ref);    // a max is exact
-    CHECK(tdx.to_vector() == dx_ref);  // the same float additions in the same order
-  }
+  // Few distinct values: most windows hold ties, which must go to the first maximum.
+  for (const PoolCase& k : cases)
+    check_pool_against_reference(k, rng, [&] { return static_cast<float>(rng.below(3)) - 1.0f; });
 }
 
 TEST_CASE("max_pool2d: windows of -inf keep their first element, on the tiled and the general path") {
-  Backend& gpu = backend_for(Device::cuda());
   Generator rng(19);
-  // (batch, h, w, c, pool, stride): 2x2 windows tiling x with 4 and with 3 channels (the tiled
-  // kernels' 16-byte and scalar paths), and overlapping 3x3 windows (the general kernels).
-  const int64_t cases[][6] = {{2, 8, 8, 4, 2, 2}, {2, 6, 4, 3, 2, 2}, {2, 7, 7, 4, 3, 2}};
-  for (const auto& k : cases) {
-    const Conv2dGeometry g = pool2d_geometry({k[0], k[1], k[2], k[3]}, k[4], k[4], k[5], k[5], Padding::Valid);
-    // Mostly -inf: many windows hold nothing else, and their gradient goes to the first one.
-    std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
-    for (float& v : x) v = rng.below(4) == 0 ? -1.0f : -INFINITY;
-    const std::vector<float> dy = random_values(static_cast<size_t>(numel(g.y_shape())), rng);
-    std::vector<float> y_ref, dx_ref;
-    pool_reference(g, x, dy, y_ref, dx_ref);
-
-    const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
-    Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
-    gpu.max_pool2d_forward(g, tx, ty);
-    gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
-    INFO("pool ", k[4], " stride ", k[5], " on (", k[0], ", ", k[1], ", ", k[2], ", ", k[3], ")");
-    CHECK(ty.to_vector() == y_ref);
-    CHECK(tdx.to_vector() == dx_ref);
-  }
+  // 2x2 windows tiling x with 4 and with 3 channels (the tiled kernels' 16-byte and scalar
+  // paths), and overlapping 3x3 windows (the general kernels).
+  const PoolCase cases[] = {{2, 8, 8, 4, 2, 2, Padding::Valid},
+                            {2, 6, 4, 3, 2, 2, Padding::Valid},
+                            {2, 7, 7, 4, 3, 2, Padding::Valid}};
+  // Mostly -inf: many windows hold nothing else, and their gradient goes to the first one.
+  for (const PoolCase& k : cases)
+    check_pool_against_reference(k, rng, [&] { return rng.below(4) == 0 ? -1.0f : -INFINITY; });
 }
 
 // ---- optimizers ---------------------------------------------------------------------------
