@@ -314,28 +314,38 @@ TEST_CASE("--device cudnn switches on and off, and the backend's name lists the 
   CHECK_MESSAGE(vendor::cudnn_available(&why), why);
 }
 
+namespace {
+// One geometry's three cuDNN passes, at one precision, against conv_references.
+void check_cudnn_against_double_loop(const ConvCase& c, bool tf32) {
+  const std::string what = std::string(c.name) + (tf32 ? " (TF32)" : " (FP32)");
+  const Conv2dGeometry g = geometry_of(c);
+  const std::vector<float> x = uniform(count(g.x_shape()), 1);
+  const std::vector<float> w = uniform(count(g.w_shape()), 2);
+  const std::vector<float> dy = uniform(count(g.y_shape()), 3);
+  const ConvRefs ref = conv_references(g, x, w, dy);
+  Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape()), dw = poisoned(g.w_shape());
+  const Tensor xg = on_gpu(x, g.x_shape()), wg = on_gpu(w, g.w_shape()),
+               dyg = on_gpu(dy, g.y_shape());
+  vendor::cudnn_conv2d_forward(g, xg, wg, y, tf32);
+  vendor::cudnn_conv2d_backward_data(g, dyg, wg, dx, tf32);
+  vendor::cudnn_conv2d_backward_filter(g, xg, dyg, dw, tf32);
+  const double tf32_rel = tf32 ? 1.0 / 512 : 0.0, floor = tf32 ? 1e-4 : FP32_FLOOR;
+  expect_close(what + " forward", y.to_vector(), ref.y, tf32_rel + fp32_rel(forward_terms(g)),
+               floor);
+  expect_close(what + " backward-data", dx.to_vector(), ref.dx,
+               tf32_rel + fp32_rel(backward_data_terms(g)), floor);
+  expect_close(what + " backward-filter", dw.to_vector(), ref.dw,
+               tf32_rel + fp32_rel(backward_filter_terms(g)), floor);
+}
+}  // namespace
+
 TEST_CASE("cuDNN convolutions (forward, backward-data, backward-filter) match a double loop") {
+  // A subcase per geometry and precision, so that a slow tool (compute-sanitizer's initcheck
+  // over cuDNN's kernels) can run them in separate processes: -sc="*(TF32)".
   for (const bool tf32 : {false, true}) {
     for (const ConvCase& c : CONV_CASES) {
-      const Conv2dGeometry g = geometry_of(c);
-      const std::vector<float> x = uniform(count(g.x_shape()), 1);
-      const std::vector<float> w = uniform(count(g.w_shape()), 2);
-      const std::vector<float> dy = uniform(count(g.y_shape()), 3);
-      const ConvRefs ref = conv_references(g, x, w, dy);
-      Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape()), dw = poisoned(g.w_shape());
-      const Tensor xg = on_gpu(x, g.x_shape()), wg = on_gpu(w, g.w_shape()),
-                   dyg = on_gpu(dy, g.y_shape());
-      vendor::cudnn_conv2d_forward(g, xg, wg, y, tf32);
-      vendor::cudnn_conv2d_backward_data(g, dyg, wg, dx, tf32);
-      vendor::cudnn_conv2d_backward_filter(g, xg, dyg, dw, tf32);
-      const std::string what = std::string(c.name) + (tf32 ? " (TF32)" : " (FP32)");
-      const double tf32_rel = tf32 ? 1.0 / 512 : 0.0, floor = tf32 ? 1e-4 : FP32_FLOOR;
-      expect_close(what + " forward", y.to_vector(), ref.y, tf32_rel + fp32_rel(forward_terms(g)),
-                   floor);
-      expect_close(what + " backward-data", dx.to_vector(), ref.dx,
-                   tf32_rel + fp32_rel(backward_data_terms(g)), floor);
-      expect_close(what + " backward-filter", dw.to_vector(), ref.dw,
-                   tf32_rel + fp32_rel(backward_filter_terms(g)), floor);
+      const std::string name = std::string(c.name) + (tf32 ? " (TF32)" : " (FP32)");
+      SUBCASE(name.c_str()) { check_cudnn_against_double_loop(c, tf32); }
     }
   }
 }

@@ -19,6 +19,7 @@
 //   what this wrapper adds: the six filters hold 287k floats (1.1 MB); three transposes per
 //     layer per step move ~7 MB, ~2 us at 3 TB/s, plus 18 small launches (~1 us each inside a
 //     CUDA graph). Negligible next to the ~4.5 ms of arithmetic per step above.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -174,19 +175,37 @@ bool stream_is_capturing() {
 cudnnMathType_t requested_math(bool tf32) { return tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
 
 // The best algorithm for one convolution op of one geometry. `search(measure, capacity, &count,
-// perf)` ranks the candidates: by running each one (cudnnFind*: measure, which must not happen
-// while the stream is recorded into a graph, since it runs and synchronizes) or by cuDNN's
-// heuristics (cudnnGet*_v7, which runs nothing). The first candidate that works within
-// MAX_WORKSPACE_BYTES under the math we allow wins; `workspace_size(algo, &bytes)` asks what it
-// needs under that math.
+// perf, workspace, workspace_bytes)` ranks the candidates, either by cuDNN's heuristics
+// (cudnnGet*_v7: runs nothing) or by running each one (cudnnFind*Ex). Measuring must not happen
+// while the stream is recorded into a graph (it runs and synchronizes), so a captured first call
+// takes the heuristics' ranking. The measurement runs on the call's own operands and output
+// (every op here overwrites its output, beta = 0) with a workspace from the caching allocator as
+// large as the hungriest candidate within the limit: the plain cudnnFind* would instead allocate
+// inputs of its own that nothing initializes (compute-sanitizer's initcheck reports every read
+// of them) and memory outside the allocator. The first candidate that works within the limit
+// under the math we allow wins; `workspace_size(algo, &bytes)` asks what it needs under that math.
 template <typename Perf, typename Search, typename WorkspaceSize>
-auto choose(const char* op, cudnnConvolutionDescriptor_t conv, bool tf32, Search search,
-            WorkspaceSize workspace_size) {
+auto choose(const char* op, cudnnConvolutionDescriptor_t conv, bool tf32, const Tensor& output,
+            Search search, WorkspaceSize workspace_size) {
   using Algo = decltype(Perf::algo);
   std::array<Perf, 16> perf{};
   int count = 0;
+  const int capacity = static_cast<int>(perf.size());
   CHECK_CUDNN(cudnnSetConvolutionMathType(conv, requested_math(tf32)));
-  search(!stream_is_capturing(), static_cast<int>(perf.size()), &count, perf.data());
+  search(false, capacity, &count, perf.data(), nullptr, 0);
+  if (!stream_is_capturing()) {
+    // A quarter of the free memory at most, so that a small GPU still runs the candidates
+    // that fit instead of failing to allocate the largest one's workspace.
+    const size_t limit = std::min(MAX_WORKSPACE_BYTES, output.backend().memory_info().free_bytes / 4);
+    size_t bytes = 0;
+    for (int i = 0; i < count; ++i) {
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) {
+        bytes = std::max(bytes, perf[i].memory);
+      }
+    }
+    const Tensor ws = workspace(bytes, output.device());
+    search(true, capacity, &count, perf.data(), data_or_null(ws), bytes);
+  }
   for (int i = 0; i < count; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > MAX_WORKSPACE_BYTES) continue;
     Choice<Algo> choice;
@@ -246,14 +265,17 @@ ConvPlan& conv_plan(const Conv2dGeometry& g, bool tf32) {
   return *slot;
 }
 
-void choose_forward(ConvPlan& p, bool tf32) {
+// Each op's choice, measured (see choose) on the operands and output of its first call.
+void choose_forward(ConvPlan& p, bool tf32, const Tensor& x, const Tensor& w, Tensor& y) {
   if (p.forward.chosen) return;
   p.forward = choose<cudnnConvolutionFwdAlgoPerf_t>(
-      "forward convolution", p.conv, tf32,
-      [&](bool measure, int capacity, int* count, cudnnConvolutionFwdAlgoPerf_t* perf) {
+      "forward convolution", p.conv, tf32, y,
+      [&](bool measure, int capacity, int* count, cudnnConvolutionFwdAlgoPerf_t* perf,
+          void* ws, size_t ws_bytes) {
         if (measure) {
-          CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithm(handle(), p.x, p.w, p.conv, p.y,
-                                                           capacity, count, perf));
+          CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(
+              handle(), p.x, x.raw_data(), p.w, w.raw_data(), p.conv, p.y, y.raw_data(), capacity,
+              count, perf, ws, ws_bytes));
         } else {
           CHECK_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(handle(), p.x, p.w, p.conv, p.y,
                                                              capacity, count, perf));
@@ -265,14 +287,16 @@ void choose_forward(ConvPlan& p, bool tf32) {
       });
 }
 
-void choose_backward_data(ConvPlan& p, bool tf32) {
+void choose_backward_data(ConvPlan& p, bool tf32, const Tensor& w, const Tensor& dy, Tensor& dx) {
   if (p.backward_data.chosen) return;
   p.backward_data = choose<cudnnConvolutionBwdDataAlgoPerf_t>(
-      "backward-data convolution", p.conv, tf32,
-      [&](bool measure, int capacity, int* count, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+      "backward-data convolution", p.conv, tf32, dx,
+      [&](bool measure, int capacity, int* count, cudnnConvolutionBwdDataAlgoPerf_t* perf,
+          void* ws, size_t ws_bytes) {
         if (measure) {
-          CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithm(handle(), p.w, p.y, p.conv, p.x,
-                                                                capacity, count, perf));
+          CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
+              handle(), p.w, w.raw_data(), p.y, dy.raw_data(), p.conv, p.x, dx.raw_data(),
+              capacity, count, perf, ws, ws_bytes));
         } else {
           CHECK_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle(), p.w, p.y, p.conv,
                                                                   p.x, capacity, count, perf));
@@ -284,14 +308,17 @@ void choose_backward_data(ConvPlan& p, bool tf32) {
       });
 }
 
-void choose_backward_filter(ConvPlan& p, bool tf32) {
+void choose_backward_filter(ConvPlan& p, bool tf32, const Tensor& x, const Tensor& dy,
+                            Tensor& dw) {
   if (p.backward_filter.chosen) return;
   p.backward_filter = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      "backward-filter convolution", p.conv, tf32,
-      [&](bool measure, int capacity, int* count, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+      "backward-filter convolution", p.conv, tf32, dw,
+      [&](bool measure, int capacity, int* count, cudnnConvolutionBwdFilterAlgoPerf_t* perf,
+          void* ws, size_t ws_bytes) {
         if (measure) {
-          CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithm(handle(), p.x, p.y, p.conv,
-                                                                  p.w, capacity, count, perf));
+          CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+              handle(), p.x, x.raw_data(), p.y, dy.raw_data(), p.conv, p.w, dw.raw_data(),
+              capacity, count, perf, ws, ws_bytes));
         } else {
           CHECK_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle(), p.x, p.y, p.conv,
                                                                     p.w, capacity, count, perf));
@@ -376,8 +403,8 @@ void cudnn_conv2d_forward_krsc(const Conv2dGeometry& g, const Tensor& x, const T
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
   ConvPlan& p = conv_plan(g, tf32);
-  choose_forward(p, tf32);
   const Tensor xp = padded(g, x, p.extra_h, p.extra_w, 0.0f);
+  choose_forward(p, tf32, xp, w_krsc, y);
   const Tensor ws = workspace(p.forward.workspace_bytes, y.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.forward.math));
   CHECK_CUDNN(cudnnConvolutionForward(handle(), &ONE, p.x, xp.raw_data(), p.w, w_krsc.raw_data(),
@@ -394,8 +421,8 @@ void cudnn_conv2d_backward_data_krsc(const Conv2dGeometry& g, const Tensor& dy,
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
   ConvPlan& p = conv_plan(g, tf32);
-  choose_backward_data(p, tf32);
   Tensor dxp = padded_gradient(g, dx, p.extra_h, p.extra_w);
+  choose_backward_data(p, tf32, w_krsc, dy, dxp);
   const Tensor ws = workspace(p.backward_data.workspace_bytes, dx.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.backward_data.math));
   CHECK_CUDNN(cudnnConvolutionBackwardData(handle(), &ONE, p.w, w_krsc.raw_data(), p.y,
@@ -414,8 +441,8 @@ void cudnn_conv2d_backward_filter_krsc(const Conv2dGeometry& g, const Tensor& x,
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
   ConvPlan& p = conv_plan(g, tf32);
-  choose_backward_filter(p, tf32);
   const Tensor xp = padded(g, x, p.extra_h, p.extra_w, 0.0f);
+  choose_backward_filter(p, tf32, xp, dy, dw_krsc);
   const Tensor ws = workspace(p.backward_filter.workspace_bytes, dw_krsc.device());
   CHECK_CUDNN(cudnnSetConvolutionMathType(p.conv, p.backward_filter.math));
   CHECK_CUDNN(cudnnConvolutionBackwardFilter(handle(), &ONE, p.x, xp.raw_data(), p.y,
