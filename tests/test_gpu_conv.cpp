@@ -23,6 +23,7 @@
 
 #include "core/backend.h"
 #include "core/conv_geometry.h"
+#include "core/error.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/conv/implicit_gemm.h"
@@ -326,6 +327,9 @@ struct SeedLayer {
   int64_t size, in_c, out_c;
   Padding padding;
   Conv2dGeometry at_batch_4() const { return geometry(4, size, size, in_c, 3, 3, out_c, 1, 1, padding); }
+  std::string name() const {  // "16x16x32 -> 64"
+    return detail::concat(size, "x", size, "x", in_c, " -> ", out_c);
+  }
 };
 // Seed 003's CIFAR-10 CNN (same padding) and seed 004's MNIST CNN and Dogs vs Cats (valid).
 const SeedLayer SEED_LAYERS[] = {{32, 3, 32, Padding::Same},   {32, 32, 32, Padding::Same},
@@ -360,19 +364,22 @@ TEST_CASE("ENGINE_CONV_TF32_STAGES: 3 when unset, 2-4 as given, anything else re
 }
 
 TEST_CASE("the pipelined TF32 kernel at the seed layers' tilings: the two-stage kernel's bits") {
+  // A subcase per layer, so that racecheck can take them in separate processes (-sc="16x16x*").
   Generator rng(13);
   for (const SeedLayer& l : SEED_LAYERS) {
     if (l.in_c % 4 != 0) continue;  // the first layers' 1 and 3 channels: no 16-byte loads
     const Conv2dGeometry g = l.at_batch_4();
-    const Operands o = random_operands(g, rng);
-    for (const conv::Pass pass : PASSES) {
-      const Reference r = reference_of(pass, g, o);
-      conv::Tiling t = conv::choose_tiling(pass, g, true, cuda::multiprocessor_count());
-      t.stages = 2;
-      const std::vector<float> two_stages = check_tiling(pass, g, o, r, t);
-      for (const int stages : {3, 4}) {
-        t.stages = stages;
-        CHECK(check_tiling(pass, g, o, r, t) == two_stages);
+    const Operands o = random_operands(g, rng);  // outside the subcase: the same draws each run
+    SUBCASE(l.name().c_str()) {
+      for (const conv::Pass pass : PASSES) {
+        const Reference r = reference_of(pass, g, o);
+        conv::Tiling t = conv::choose_tiling(pass, g, true, cuda::multiprocessor_count());
+        t.stages = 2;
+        const std::vector<float> two_stages = check_tiling(pass, g, o, r, t);
+        for (const int stages : {3, 4}) {
+          t.stages = stages;
+          CHECK(check_tiling(pass, g, o, r, t) == two_stages);
+        }
       }
     }
   }

@@ -192,6 +192,14 @@ void check_seed_mlp_at_val_100(JacobianMode mode, bool rowwise) {
   JacobianOptions o;
   o.mode = mode;
   o.rowwise = rowwise;
+  // The loop's estimate after its first passes: under compute-sanitizer, the log then says how
+  // long the whole loop would take even when the run is cut before the end.
+  o.confirm_loop = [](const nn::LoopEstimate& e) {
+    std::fprintf(stderr, "loop: %lld passes, %.3g ms each over the first %lld: %.0f s in all\n",
+                 static_cast<long long>(e.passes), e.seconds_per_pass * 1e3,
+                 static_cast<long long>(e.timed_passes), e.total_seconds);
+    return true;
+  };
   JacobianStats stats;
   const Tensor J = nn::jacobian(forward_of(gpu_model), t_gpu, o, &stats);
   INFO("strategy: ", stats.strategy);
@@ -204,10 +212,11 @@ void check_seed_mlp_at_val_100(JacobianMode mode, bool rowwise) {
 
 TEST_CASE("gpu jacobian: the seed MLP at val=100, every batched mode against the CPU") {
   if (!gpu_or_skip()) return;
-  check_seed_mlp_at_val_100(JacobianMode::Auto, true);
-  check_seed_mlp_at_val_100(JacobianMode::Reverse, true);
-  check_seed_mlp_at_val_100(JacobianMode::Forward, false);
-  check_seed_mlp_at_val_100(JacobianMode::Reverse, false);
+  // Subcases, so that racecheck can take the dense modes (64 GFLOP in reverse) apart.
+  SUBCASE("auto per-sample") { check_seed_mlp_at_val_100(JacobianMode::Auto, true); }
+  SUBCASE("reverse per-sample") { check_seed_mlp_at_val_100(JacobianMode::Reverse, true); }
+  SUBCASE("forward dense") { check_seed_mlp_at_val_100(JacobianMode::Forward, false); }
+  SUBCASE("reverse dense") { check_seed_mlp_at_val_100(JacobianMode::Reverse, false); }
 }
 
 // The seed's way: one backward pass per output, 40,000 of them. Its kernels are the batched
@@ -218,11 +227,38 @@ TEST_CASE("gpu jacobian: the seed MLP at val=100, the loop of backward passes ag
   check_seed_mlp_at_val_100(JacobianMode::Loop, false);
 }
 
+// The loop's first passes at the seed's shapes, then a refusal of the rest: what a user who
+// answers "no" to the estimate gets, and the loop's kernels for racecheck, which would need
+// hours for all 40,000 passes (its own estimate under racecheck: 231 ms a pass, H100).
+TEST_CASE("gpu jacobian: the seed MLP at val=100, the loop estimates its total and can be refused") {
+  if (!gpu_or_skip()) return;
+  nn::Sequential model = seed_mlp(Device::cuda());
+  Generator rng(8);
+  const Tensor t = Tensor::from_vector(uniform(rng, 100, 0.0f, 1.0f), {100, 1}, Device::cuda());
+  JacobianOptions o;
+  o.mode = JacobianMode::Loop;
+  nn::LoopEstimate seen;
+  o.confirm_loop = [&](const nn::LoopEstimate& e) {
+    seen = e;
+    return false;
+  };
+  JacobianStats stats;
+  CHECK_FALSE(nn::jacobian(forward_of(model), t, o, &stats).defined());
+  CHECK_FALSE(stats.completed);
+  CHECK(seen.passes == 40000);
+  CHECK(seen.timed_passes >= 3);
+  CHECK(seen.timed_passes <= 200);
+  CHECK(seen.seconds_per_pass > 0.0);
+  CHECK(seen.total_seconds == doctest::Approx(seen.seconds_per_pass * 40000));
+}
+
 TEST_CASE("gpu jacobian: the memory limit sets the chunk size and holds on the device") {
   if (!gpu_or_skip()) return;
   nn::Sequential model = seed_mlp(Device::cuda());
+  // 3 samples: a limit of 1 byte makes every direction a chunk of its own, 1,200 sweeps (dense)
+  // and 400 (per-sample); compute-sanitizer could not finish the 12,000 of 30 samples in 225 s.
   Generator rng(6);
-  const Tensor t = Tensor::from_vector(uniform(rng, 30, 0.0f, 1.0f), {30, 1}, Device::cuda());
+  const Tensor t = Tensor::from_vector(uniform(rng, 3, 0.0f, 1.0f), {3, 1}, Device::cuda());
   for (bool rowwise : {false, true}) {
     INFO("rowwise ", rowwise);
     JacobianOptions o;
