@@ -83,10 +83,10 @@ all_jobs() {
   done
 }
 export -f one_run; export build out limit
-# Two phases. First the Jacobian loop's runs, by themselves: 40,000 passes of ~10 small launches
-# each, and every launch waits its turn when other sanitized processes keep the GPU busy
-# (2026-11-24: memcheck's own estimate said 44 s, and the run was cut at 440 s beside 15
-# others). Then the rest, 16 at a time, the longest first (past 400 s each on an H100,
+# Two phases. First the Jacobian's launch-bound runs by themselves (the loop: 40,000 passes of
+# ~10 small launches; the memory limit: 1,600 one-direction sweeps), since every launch waits
+# its turn when other sanitized processes keep the GPU busy (2026-11-24: the loop's own estimate
+# under memcheck said 44 s, and the run was cut at 440 s beside 15 others). Then the rest, 16 at a time, the longest first (past 400 s each on an H100,
 # 2026-11-23), so that each has its whole limit while the others fill the remaining slots.
 alone='test_gpu_jacobian -tc=\*(loop\?of|memory)'
 slow='initcheck test_gpu_vendor -tc=|v3_smem_tiling|racecheck test_gpu_conv -tc=|racecheck test_gpu_jacobian -tc=\*every'

@@ -196,7 +196,8 @@ auto choose(const char* op, cudnnConvolutionDescriptor_t conv, bool tf32, const 
   if (!stream_is_capturing()) {
     // A quarter of the free memory at most, so that a small GPU still runs the candidates
     // that fit instead of failing to allocate the largest one's workspace.
-    const size_t limit = std::min(MAX_WORKSPACE_BYTES, output.backend().memory_info().free_bytes / 4);
+    const size_t free_bytes = output.backend().memory_info().free_bytes;
+    const size_t limit = std::min(MAX_WORKSPACE_BYTES, free_bytes / 4);
     size_t bytes = 0;
     for (int i = 0; i < count; ++i) {
       if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) {
