@@ -426,4 +426,26 @@ inline void check_case_against_reference(const Case& c, Device device) {
   for (const Tensor& w : c.weights) CHECK_FALSE(w.grad().defined());
 }
 
+// The loop on f at x, refused when it offers its estimate: nothing is computed past that, and
+// the estimate covers one pass per output element, `passes` of them, from at least 3 timed.
+// Returns the estimate for the caller's own checks.
+inline engine::nn::LoopEstimate check_loop_refused(const std::function<Tensor(const Tensor&)>& f,
+                                                   const Tensor& x, int64_t passes) {
+  engine::nn::JacobianOptions options;
+  options.mode = engine::nn::JacobianMode::Loop;
+  engine::nn::LoopEstimate seen;
+  options.confirm_loop = [&](const engine::nn::LoopEstimate& e) {
+    seen = e;
+    return false;
+  };
+  engine::nn::JacobianStats stats;
+  CHECK_FALSE(engine::nn::jacobian(f, x, options, &stats).defined());
+  CHECK_FALSE(stats.completed);
+  CHECK(seen.passes == passes);
+  CHECK(seen.timed_passes >= 3);
+  CHECK(seen.seconds_per_pass > 0.0);
+  CHECK(seen.total_seconds == doctest::Approx(seen.seconds_per_pass * static_cast<double>(passes)));
+  return seen;
+}
+
 }  // namespace jacobian_test
