@@ -3,14 +3,9 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "nn/progress.h"
 
 namespace engine::nn {
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-}  // namespace
-
 double EpochBreakdown::measured_seconds() const {
   return data_wait_seconds + input_seconds + compute_seconds + readback_seconds + eval_seconds;
 }

@@ -29,10 +29,6 @@ constexpr double ESTIMATE_SECONDS = 0.25;
 constexpr int64_t MIN_TIMED_PASSES = 3;
 constexpr int64_t MAX_TIMED_PASSES = 200;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 struct Sizes {
   Shape x_shape, y_shape;
   int64_t D = 0, M = 0;        // x.numel(), f(x).numel()

@@ -7,6 +7,10 @@
 #include <ostream>
 
 namespace engine::nn {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 namespace {
 constexpr int BAR_WIDTH = 30;
 constexpr double REDRAW_SECONDS = 0.1;

@@ -13,6 +13,9 @@ namespace engine::nn {
 
 using Metrics = std::vector<std::pair<std::string, double>>;
 
+// Seconds on the steady clock since `start`: the host-side timings of training and the apps.
+double seconds_since(std::chrono::steady_clock::time_point start);
+
 class ProgressBar {
  public:
   // `interactive`: redraw in place; defaults to whether stdout is a terminal.

@@ -4,6 +4,7 @@
 // copied into one index buffer first), so on the GPU the whole step is recorded once as a
 // CUDA graph and replayed for every full batch. Running loss and accuracy are summed on the
 // device and read only when the progress line is redrawn or the epoch ends.
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -22,6 +23,14 @@
 namespace engine::nn {
 
 constexpr double NOT_MEASURED = std::numeric_limits<double>::quiet_NaN();
+
+// The warm-up: the steps a process runs first, up to and including its second full-batch step.
+// The first full step runs op by op and pays the run's one-off costs (loading the kernels and
+// JIT-compiling any PTX, cuDNN's algorithm search, the allocator's first allocations, the
+// optimizer's state); the second is recorded as a CUDA graph and replayed for the first time
+// (without a graph, on the CPU or with --no-graph, it runs op by op again, on warm caches).
+// The steps after it are the steady state that a median time per step describes.
+constexpr int64_t WARMUP_FULL_STEPS = 2;
 
 // Device-resident sums over an epoch: sum of per-sample losses and count of correct rows.
 // A replayed graph writes to the addresses it was recorded with, so fit() keeps one of these
@@ -278,6 +287,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   std::unique_ptr<StepGraph> graph;
   Tensor graph_index;  // the index tensor the recorded step reads
   int64_t eager_full_steps = 0;
+  int64_t warmup_full_steps = 0;  // of WARMUP_FULL_STEPS, those this process has run
   Tensor grad_check;  // check_finite_step's g . g
   if (options.check_numerics) grad_check = Tensor::empty({1, 1}, DType::F32, device());
   BreakdownClock clock(backend, options.breakdown, source.copies_from_host());
@@ -327,8 +337,13 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       if (first_step > 0) out << " (resumed at step " << first_step + 1 << "/" << steps << ")";
       out << "\n" << std::flush;
     }
+    const double earlier_seconds = resumed ? resume->seconds : 0.0;
     ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal(),
-                    resumed ? resume->seconds : 0.0);
+                    earlier_seconds);
+    // This epoch's warm-up steps, and where its steady part starts on the bar's clock (which
+    // `seconds` is read from): at the epoch's start unless the warm-up falls in it.
+    int64_t warmup_steps = 0;
+    double steady_start = earlier_seconds;
     const double earlier_wait = resumed ? resume->data_wait_seconds : 0.0;
     if (resumed) {
       running.restore(resume->loss_sum, resume->correct, resume->samples);
@@ -349,11 +364,13 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
         // allocator's cache); the second is recorded, and every one after is a replay.
         if (options.use_graph && !graph && eager_full_steps > 0) {
           clock.leave();  // recording runs nothing on the device: host time, "other"
+          const auto capture_start = std::chrono::steady_clock::now();
           graph = backend.capture([&] { train_step(train, index, running); });
           graph_index = index;
           if (graph) {
             history.graph_replay = true;
             history.kernels_per_step = graph->kernel_count();
+            history.capture_seconds = seconds_since(capture_start);
           }
           clock.enter(Part::Compute);
         }
@@ -372,6 +389,18 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       running.samples += count;
       if (options.check_numerics) {
         check_finite_step(store_, running, grad_check, epoch, step + 1, steps, kept);
+      }
+      if (warmup_full_steps < WARMUP_FULL_STEPS) {  // a step of the warm-up
+        ++warmup_steps;
+        if (count == full_batch) ++warmup_full_steps;
+        if (warmup_full_steps == WARMUP_FULL_STEPS) {
+          // The warm-up's time must hold its device work, not hand it to the first steady
+          // steps: fit's one synchronisation for it, once a run. The wait drains the device,
+          // as a read does, so the breakdown's span closes first.
+          clock.leave();
+          backend.synchronize();
+          steady_start = bar.elapsed_seconds();
+        }
       }
       if (options.verbose && bar.due(step + 1)) {
         clock.enter(Part::Readback);
@@ -404,6 +433,12 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.seconds = bar.elapsed_seconds();
     record.data_wait_seconds = earlier_wait + source.wait_seconds();
     record.steps = steps;
+    record.steady_steps = steps - first_step - warmup_steps;
+    // An epoch with no step after the warm-up is warm-up to its end, its final wait included.
+    if (record.steady_steps == 0) steady_start = record.seconds;
+    record.warmup_steps = warmup_steps;
+    record.warmup_seconds = steady_start - earlier_seconds;
+    record.steady_seconds = record.seconds - steady_start;
     clock.enter(Part::Readback);
     record.loss = running.loss();
     record.accuracy = running.accuracy(has_accuracy);

@@ -142,6 +142,15 @@ struct EpochRecord {
   double val_accuracy = 0.0;
   double val_seconds = 0.0;
   double data_wait_seconds = 0.0;  // of `seconds`, the part the steps waited for their data
+  // The steps this process ran in the epoch, split at the end of its warm-up (its first steps,
+  // which pay one-off costs: nn/training.cpp), and their parts of `seconds`, on its clock. The
+  // steady ones are what a median time per step is taken over. A checkpoint keeps none of
+  // them, so the epochs before a resumed run's first have zeros, and in a resumed epoch
+  // steps = the checkpoint's steps + warmup_steps + steady_steps (and so for the seconds).
+  int64_t warmup_steps = 0;
+  double warmup_seconds = 0.0;
+  int64_t steady_steps = 0;
+  double steady_seconds = 0.0;
   // Measured at the epoch's end, in this process: a checkpoint does not keep them, so the
   // epochs before a resumed run's first have neither. breakdown only with FitOptions::breakdown.
   std::optional<EpochMemory> memory;
@@ -152,6 +161,7 @@ struct History {
   std::vector<EpochRecord> epochs;  // with a resumed run, the epochs before it too
   bool graph_replay = false;      // whether full batches ran as a replayed graph
   int64_t kernels_per_step = 0;   // kernel launches in the recorded step (0: not recorded)
+  double capture_seconds = 0.0;   // host time of recording it, part of the warm-up (0: none)
   // Set when stop_signal stopped the run: the signal, and where it stopped (the epoch,
   // 1-based, and the steps of it done).
   int interrupted_by = 0;

@@ -127,6 +127,21 @@ void check_resume_matches_straight(const MakeOptimizer& optimizer, int epoch, in
     CHECK(resumed.epochs[e].loss == expected.epochs[e].loss);
     CHECK(resumed.epochs[e].accuracy == expected.epochs[e].accuracy);
   }
+  // The resumed process warms up again, in the epoch it goes on with (two full steps are left
+  // in it in every case here); the epochs before it are not its own and have no step timing.
+  for (const nn::EpochRecord& e : resumed.epochs) {
+    INFO("epoch ", e.epoch);
+    if (e.epoch < state.epoch) {
+      CHECK(e.warmup_steps + e.steady_steps == 0);
+    } else if (e.epoch == state.epoch) {
+      CHECK(e.warmup_steps == 2);
+      CHECK(e.warmup_steps + e.steady_steps == e.steps - state.step);
+      CHECK(e.warmup_seconds + e.steady_seconds == doctest::Approx(e.seconds - state.seconds));
+    } else {
+      CHECK(e.warmup_steps == 0);
+      CHECK(e.steady_steps == e.steps);
+    }
+  }
 }
 
 std::unique_ptr<nn::Optimizer> adam() { return std::make_unique<nn::Adam>(); }

@@ -162,12 +162,63 @@ TEST_CASE("fit learns a toy problem, handles a partial last batch and steps_per_
   CHECK(log.str().find("7/7 [==============================]") != std::string::npos);
   CHECK(log.str().find("val_accuracy") != std::string::npos);
 
+  // The warm-up (the first two steps, with no graph on the CPU) is timed apart, in the first
+  // epoch only, and the seconds split into it and the steady steps after it.
+  const nn::EpochRecord& first = history.epochs[0];
+  CHECK(first.warmup_steps == 2);
+  CHECK(first.warmup_seconds > 0.0);
+  CHECK(first.warmup_seconds <= first.seconds);
+  CHECK(first.steady_steps == 5);
+  CHECK(first.warmup_seconds + first.steady_seconds == doctest::Approx(first.seconds));
+  for (size_t e = 1; e < history.epochs.size(); ++e) {
+    CHECK(history.epochs[e].warmup_steps == 0);
+    CHECK(history.epochs[e].warmup_seconds == 0.0);
+    CHECK(history.epochs[e].steady_steps == 7);
+    CHECK(history.epochs[e].steady_seconds == history.epochs[e].seconds);
+  }
+  CHECK(history.capture_seconds == 0.0);  // the CPU records no graph
+
   options.epochs = 1;
   options.steps_per_epoch = 3;
   options.validation = nullptr;
-  CHECK(model.fit(train, options).epochs[0].steps == 3);
+  const nn::History cut = model.fit(train, options);
+  CHECK(cut.epochs[0].steps == 3);
+  CHECK(cut.epochs[0].warmup_steps == 2);  // every fit warms up again (a new graph on a GPU)
   options.batch_size = 0;
   CHECK_THROWS_AS(model.fit(train, options), Error);
+}
+
+TEST_CASE("the warm-up ends after the second full batch, in whichever epoch that falls") {
+  nn::Sequential model{nn::flatten(), nn::dense(2, Activation::Softmax)};
+  model.build({2, 3}, Device::cpu(), 1);
+  model.compile(std::make_unique<nn::SGD>(0.01f), nn::Loss::SparseCategoricalCrossentropy);
+  nn::FitOptions options;
+  options.verbose = false;
+  options.epochs = 3;
+
+  SUBCASE("one step an epoch: two epochs of warm-up, all of them") {
+    options.steps_per_epoch = 1;
+    const nn::History history = model.fit(toy_data(64, 1), options);
+    for (int e : {0, 1}) {
+      CHECK(history.epochs[e].warmup_steps == 1);
+      CHECK(history.epochs[e].steady_steps == 0);
+      CHECK(history.epochs[e].warmup_seconds == history.epochs[e].seconds);
+      CHECK(history.epochs[e].steady_seconds == 0.0);
+    }
+    CHECK(history.epochs[2].warmup_steps == 0);
+    CHECK(history.epochs[2].steady_steps == 1);
+  }
+  SUBCASE("a partial batch before the second full one is warm-up too") {
+    const nn::History history = model.fit(toy_data(40, 1), options);  // steps of 32 and 8
+    CHECK(history.epochs[0].warmup_steps == 2);
+    CHECK(history.epochs[0].steady_steps == 0);
+    CHECK(history.epochs[1].warmup_steps == 1);  // its first step: the second full batch
+    CHECK(history.epochs[1].steady_steps == 1);
+    CHECK(history.epochs[1].warmup_seconds > 0.0);
+    CHECK(history.epochs[1].warmup_seconds + history.epochs[1].steady_seconds ==
+          doctest::Approx(history.epochs[1].seconds));
+    CHECK(history.epochs[2].warmup_steps == 0);
+  }
 }
 
 TEST_CASE("evaluate and predict agree; predict gives probabilities") {

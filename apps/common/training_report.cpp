@@ -41,17 +41,39 @@ nn::Dataset to_dataset(const datasets::LabeledImages& images, const Shape& sampl
   return {Tensor::from_vector(pixels, shape, device), Tensor::from_ints(labels, {count}, device)};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+MedianStep median_step_microseconds(const nn::History& history) {
+  std::vector<double> steady, whole;
+  for (const nn::EpochRecord& e : history.epochs) {
+    if (e.steady_steps > 0) {
+      steady.push_back(e.steady_seconds / static_cast<double>(e.steady_steps) * 1e6);
+    }
+    if (e.steps > 0) whole.push_back(e.seconds / static_cast<double>(e.steps) * 1e6);
+  }
+  if (!steady.empty()) return {spread_of(steady).median, true};
+  return {spread_of(whole).median, false};
 }
 
-double median_step_microseconds(const nn::History& history) {
-  std::vector<double> per_step;
-  for (const nn::EpochRecord& e : history.epochs) {
-    if (e.steps > 0) per_step.push_back(e.seconds / static_cast<double>(e.steps) * 1e6);
-  }
-  return spread_of(per_step).median;
+namespace {
+// What the median is over, said after its number.
+const char* median_basis(const MedianStep& step) {
+  return step.after_warmup ? "after warm-up" : "including warm-up, as no step ran after it";
 }
+
+// The warm-up's steps and seconds, over the epochs it fell in (more than one where an epoch
+// has fewer steps than the warm-up).
+struct Warmup {
+  int64_t steps = 0;
+  double seconds = 0.0;
+};
+Warmup warmup_of(const nn::History& history) {
+  Warmup warmup;
+  for (const nn::EpochRecord& e : history.epochs) {
+    warmup.steps += e.warmup_steps;
+    warmup.seconds += e.warmup_seconds;
+  }
+  return warmup;
+}
+}  // namespace
 
 void print_epoch_seconds(const nn::History& history, int64_t train_samples, int64_t batch_size,
                          const std::string& reference) {
@@ -66,25 +88,39 @@ void print_epoch_seconds(const nn::History& history, int64_t train_samples, int6
   const int64_t full_steps = (train_samples + batch_size - 1) / batch_size;
   const int64_t steps = history.epochs.back().steps;
   if (steps < full_steps) {
-    const double step_us = median_step_microseconds(history);
+    const MedianStep step = median_step_microseconds(history);
     std::printf(
-        "Epochs cut to %lld of %lld steps: a whole epoch at the median %.3f ms/step "
+        "Epochs cut to %lld of %lld steps: a whole epoch at the median %.3f ms/step (%s) "
         "would take about %.2f s\n",
-        static_cast<long long>(steps), static_cast<long long>(full_steps), step_us * 1e-3,
-        step_us * 1e-6 * static_cast<double>(full_steps));
+        static_cast<long long>(steps), static_cast<long long>(full_steps),
+        step.microseconds * 1e-3, median_basis(step),
+        step.microseconds * 1e-6 * static_cast<double>(full_steps));
   }
 }
 
 void print_step_report(Device device, const nn::History& history) {
   if (device.is_cpu() || history.epochs.empty()) return;
-  const double step_us = median_step_microseconds(history);
+  const MedianStep step = median_step_microseconds(history);
   if (history.graph_replay) {
-    std::printf("Training step: one CUDA graph replay of %lld kernels, median %.1f us/step\n",
-                static_cast<long long>(history.kernels_per_step), step_us);
+    std::printf("Training step: one CUDA graph replay of %lld kernels, median %.1f us/step %s\n",
+                static_cast<long long>(history.kernels_per_step), step.microseconds,
+                median_basis(step));
   } else {
     std::printf("Training step: kernels launched one by one (--no-graph, --profile or "
-                "--sync-check), median %.1f us/step\n",
-                step_us);
+                "--sync-check), median %.1f us/step %s\n",
+                step.microseconds, median_basis(step));
+  }
+  const Warmup warmup = warmup_of(history);
+  if (warmup.steps > 0) {
+    std::printf("Warm-up (%s the median): the first %lld steps took %.1f ms (loading the "
+                "kernels and JIT-compiling any PTX, cuDNN's algorithm search with --device "
+                "cudnn, the first allocations",
+                step.after_warmup ? "not in" : "in", static_cast<long long>(warmup.steps),
+                warmup.seconds * 1e3);
+    if (history.graph_replay) {
+      std::printf("; recording the CUDA graph %.1f ms of it", history.capture_seconds * 1e3);
+    }
+    std::printf(")\n");
   }
   const AllocatorStats memory = backend_for(device).allocator().stats();
   std::printf("Device memory: peak %.1f MiB in use, %zu cudaMalloc calls in the whole run\n",
@@ -100,6 +136,12 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
                             {"loss", e.loss},
                             {"accuracy", e.accuracy},
                             {"data_wait_seconds", e.data_wait_seconds}};
+    if (e.warmup_steps > 0 || e.steady_steps > 0) {  // an epoch this process ran steps of
+      epoch["warmup_steps"] = e.warmup_steps;
+      epoch["warmup_seconds"] = e.warmup_seconds;
+      epoch["steady_steps"] = e.steady_steps;
+      epoch["steady_seconds"] = e.steady_seconds;
+    }
     if (!std::isnan(e.val_loss)) {
       epoch["val_loss"] = e.val_loss;
       epoch["val_accuracy"] = e.val_accuracy;
@@ -113,9 +155,12 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["final_loss"] =
       history.epochs.empty() ? nlohmann::json(nullptr) : nlohmann::json(history.epochs.back().loss);
   const AllocatorStats memory = backend_for(device).allocator().stats();
-  record["median_step_us"] = median_step_microseconds(history);
+  const MedianStep step = median_step_microseconds(history);
+  record["median_step_us"] = step.microseconds;
+  record["median_step_after_warmup"] = step.after_warmup;
   record["graph_replay"] = history.graph_replay;
   record["kernels_per_step"] = history.kernels_per_step;
+  record["capture_seconds"] = history.capture_seconds;
   record["peak_device_bytes"] = memory.peak_bytes;
   record["system_allocations"] = memory.system_allocations;
 }

@@ -12,6 +12,7 @@
 #include "core/shape.h"
 #include "datasets/mnist.h"
 #include "nn/optimizers.h"
+#include "nn/progress.h"
 #include "nn/sequential.h"
 #include "nn/training.h"
 
@@ -23,26 +24,36 @@ namespace engine::apps {
 nn::Dataset to_dataset(const datasets::LabeledImages& images, const Shape& sample_shape,
                        Device device, int64_t count = -1);
 
-double seconds_since(std::chrono::steady_clock::time_point start);
+using nn::seconds_since;  // nn/progress.h
 
-// The median over epochs of seconds per step, in microseconds: the first epoch also pays
-// for warm-up (allocations, the graph's recording), which the median leaves out.
-double median_step_microseconds(const nn::History& history);
+// The median time of a training step, in microseconds.
+struct MedianStep {
+  double microseconds = 0.0;
+  // true: over the steps after the warm-up, the median over epochs of each epoch's
+  // steady_seconds / steady_steps (nn::EpochRecord), epochs without such steps left out.
+  // false where no epoch has any (every epoch this process ran no longer than its warm-up):
+  // then the median over epochs of seconds / steps, warm-up included, which callers must say.
+  bool after_warmup = false;
+};
+MedianStep median_step_microseconds(const nn::History& history);
 
 // Seconds of every epoch (training steps only, validation excluded), their median and, where
 // --steps-per-epoch cut the epochs short, the whole epoch of `train_samples` they extrapolate
-// to; then `reference` (the article's figures) in parentheses.
+// to at the median time per step; then `reference` (the article's figures) in parentheses.
 void print_epoch_seconds(const nn::History& history, int64_t train_samples, int64_t batch_size,
                          const std::string& reference);
 
 // On a GPU: how the training step ran (one graph replay of N kernels, or launches one by
-// one) with the median time per step, and the device memory it took. Nothing on the CPU.
+// one) with the median time per step after the warm-up, what the warm-up took on a line of
+// its own, and the device memory the run took. Nothing on the CPU.
 void print_step_report(Device device, const nn::History& history);
 
-// Adds the fit's fields to a --json record: epochs_run (seconds, steps, loss, accuracy, memory
-// and, with validation data, val_loss, val_accuracy, val_seconds, and with --breakdown the
-// breakdown, per epoch: apps/common/breakdown_report.h), final_loss,
-// median_step_us, graph_replay, kernels_per_step, peak_device_bytes, system_allocations.
+// Adds the fit's fields to a --json record: epochs_run (seconds, steps, loss, accuracy, memory,
+// for the epochs this process ran warmup_steps, warmup_seconds, steady_steps, steady_seconds,
+// with validation data val_loss, val_accuracy, val_seconds, and with --breakdown the
+// breakdown, per epoch: apps/common/breakdown_report.h), final_loss, median_step_us and
+// median_step_after_warmup (MedianStep), graph_replay, kernels_per_step, capture_seconds,
+// peak_device_bytes, system_allocations.
 void record_fit(nlohmann::json& record, Device device, const nn::History& history);
 
 // --no-graph, which sets `no_graph`: launch every kernel from the host instead of replaying one
