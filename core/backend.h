@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/conv_geometry.h"
@@ -114,6 +117,9 @@ class Backend {
   // Matmuls on TF32 tensor cores (10-bit mantissa, ~1e-3 relative error) instead of FP32.
   // Off by default: the articles compute in FP32. Backends without TF32 ignore it.
   virtual void set_tf32(bool enabled) { (void)enabled; }
+  // Op family -> the kernels it runs on this device in the current mode, for the run header
+  // and --json ("matmul" -> "TF32 mma.sync ..."); chosen on a GPU by core/gpu_architecture.h.
+  virtual std::vector<std::pair<std::string, std::string>> kernel_families() const { return {}; }
   // --device cudnn: matmul on cuBLAS, convolutions and pooling on cuDNN, everything else on
   // the engine's own kernels: the articles' "GPU + cuDNN" column and the yardstick for our
   // kernels. Off by default; backends without vendor libraries refuse it (engine::Error).

@@ -63,6 +63,9 @@ class ForwardingBackend : public Backend {
   void reset_timers() override { inner_.reset_timers(); }
   MeasuredPeaks measure_peaks() override { return inner_.measure_peaks(); }
   void set_tf32(bool enabled) override { inner_.set_tf32(enabled); }
+  std::vector<std::pair<std::string, std::string>> kernel_families() const override {
+    return inner_.kernel_families();
+  }
   void set_vendor_libraries(bool enabled) override { inner_.set_vendor_libraries(enabled); }
   std::unique_ptr<StepGraph> capture(const std::function<void()>& step) override {
     (void)step;

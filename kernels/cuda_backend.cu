@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/device_caps.h"
 #include "kernels/device_probe.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/small_splitk.h"
@@ -127,15 +128,7 @@ std::string error_text(cudaError_t status) {
 
 cudaStream_t stream() { return g_stream; }
 
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    CHECK_CUDA(cudaGetDevice(&device));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
+int multiprocessor_count() { return device_caps().gpu.multiprocessors; }
 
 CudaBackend::CudaBackend(int device_index)
     : device_index_(device_index),
@@ -164,13 +157,35 @@ CudaBackend::CudaBackend(int device_index)
   const size_t counter_bytes = sizeof(unsigned) * matmul::SMALL_SPLITK_COUNTERS;
   CHECK_CUDA(cudaMalloc(&splitk_counters_, counter_bytes));
   CHECK_CUDA(cudaMemsetAsync(splitk_counters_, 0, counter_bytes, g_stream));
-  cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, device_index));
   int driver = 0;
   CHECK_CUDA(cudaDriverGetVersion(&driver));
-  name_ = detail::concat(prop.name, " (sm_", prop.major, prop.minor, ", ", prop.multiProcessorCount,
-                         " SMs, ", prop.totalGlobalMem >> 20, " MiB, driver ", driver / 1000, ".",
-                         (driver % 1000) / 10, ")");
+  const DeviceCaps& caps = device_caps();
+  const GpuDescription& gpu = caps.gpu;
+  // How the kernels got here: machine code, or PTX the driver compiles at first use (a cost
+  // of the first steps, cached by the driver in ~/.nv/ComputeCache for the next run).
+  const std::string code = caps.code.path == CodePath::PtxJit
+                               ? detail::concat("PTX ", caps.code.arch, ", JIT-compiled")
+                               : caps.code.path == CodePath::Sass ? caps.code.arch
+                                                                  : "built for " + caps.code.arch;
+  const std::string cap = caps.chosen.capability() == gpu.capability()
+                              ? std::string()
+                              : detail::concat(", kernels chosen as for ", caps.chosen.major, ".",
+                                               caps.chosen.minor, " (ENGINE_MAX_COMPUTE_CAPABILITY)");
+  name_ = detail::concat(gpu.name, " (compute capability ", gpu.major, ".", gpu.minor, ", ",
+                         code, ", ", gpu.multiprocessors, " SMs, ", gpu.memory_bytes >> 20,
+                         " MiB, driver ", driver / 1000, ".", (driver % 1000) / 10, cap, ")");
+}
+
+// Below sm_80 there are no TF32 tensor cores: FP32, and the run header's kernel families say
+// so (kernel_families keeps the request to report it).
+void CudaBackend::set_tf32(bool enabled) {
+  tf32_requested_ = enabled;
+  tf32_ = enabled && device_caps().kernels.tf32_mma;
+}
+
+std::vector<std::pair<std::string, std::string>> CudaBackend::kernel_families() const {
+  if (vendor_) return {{"matmul", "cuBLAS"}, {"conv", "cuDNN"}, {"pool", "cuDNN"}};
+  return engine::kernel_families(device_caps().kernels, tf32_requested_);
 }
 
 CudaBackend::~CudaBackend() {
@@ -331,6 +346,13 @@ std::string probe_device(int index) {
     why = detail::concat("the CUDA driver cannot be used: ", cudaGetErrorString(status));
   } else if (index < 0 || index >= count) {
     why = detail::concat("there is no CUDA device ", index, " (", count, " found)");
+  } else {
+    // A GPU older than the engine supports, or one this build has no code for.
+    try {
+      why = launch_refusal(index);
+    } catch (const CudaError& e) {
+      why = e.what();
+    }
   }
   (void)cudaGetLastError();  // a failed probe must not poison later calls
   return why;

@@ -18,7 +18,8 @@ class CudaBackend final : public Backend {
   explicit CudaBackend(int device_index);
   ~CudaBackend() override;
   Device device() const override { return Device::cuda(device_index_); }
-  std::string name() const override;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, driver 13.0)"
+  // "NVIDIA H100 80GB HBM3 (compute capability 9.0, sm_90, 132 SMs, 81079 MiB, driver 13.0)"
+  std::string name() const override;
 
   CachingAllocator& allocator() override { return allocator_; }
   void copy_from_host(void* dst, const void* src, size_t bytes) override;
@@ -36,7 +37,9 @@ class CudaBackend final : public Backend {
   double timer_seconds(uint64_t start, uint64_t end) override;
   void reset_timers() override { timers_used_ = 0; }
   MeasuredPeaks measure_peaks() override;
-  void set_tf32(bool enabled) override { tf32_ = enabled; }
+  // TF32 only where the GPU has TF32 tensor cores (device_caps.h); elsewhere a warning, FP32.
+  void set_tf32(bool enabled) override;
+  std::vector<std::pair<std::string, std::string>> kernel_families() const override;
   // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or
   // this machine has no usable cuDNN. While on, matmul, the convolutions and max pooling hand
   // their calls to kernels/vendor/ (each checks vendor() first), and name() lists the libraries.
@@ -106,7 +109,8 @@ class CudaBackend final : public Backend {
  private:
   int device_index_;
   std::string name_;
-  bool tf32_ = false;
+  bool tf32_ = false;            // TF32 in use
+  bool tf32_requested_ = false;  // asked for (set_tf32), also where the GPU has none
   bool vendor_ = false;
   std::string vendor_libraries_;  // "cuBLAS 13.1.0 + cuDNN 9.14.0", once cuDNN was found usable
   CachingAllocator allocator_;

@@ -14,6 +14,7 @@
 // kernels' split-K adds the slices in a second launch (split_k_reduce): there the extra ~2 us
 // is small next to the GEMM.
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/dot.h"
@@ -60,6 +61,17 @@ int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
   return int64_t{(M + kernel.tile_m - 1) / kernel.tile_m} * ((N + kernel.tile_n - 1) / kernel.tile_n);
 }
 
+// Whether this build has the kernel's version (v10 and v11 only where it has sm_90a code) and
+// this GPU can run it (its `available`, from device_caps.h).
+bool usable(const EngineKernel& kernel) {
+  int count = 0;
+  const matmul::Version* all = matmul::versions(&count);
+  for (int i = 0; i < count; ++i) {
+    if (std::strcmp(all[i].name, kernel.version) == 0) return !all[i].available || all[i].available();
+  }
+  return false;
+}
+
 bool small_kernel_for(int M, int N, int K) {
   if (M < LARGE || N < LARGE) return true;
   // Fewer large tiles than SMs, and K too shallow for two of their slices (split_k_slices):
@@ -76,12 +88,13 @@ bool fills_a_wave(const EngineKernel& kernel, int M, int N) {
 // copies are (rows, K) with row length K).
 bool huge_tf32_fits(int M, int N, int K) {
   return fills_a_wave(HUGE_TF32, M, N) && K % 4 == 0 &&
-         matmul::version_named(HUGE_TF32.version).available();
+         usable(HUGE_TF32);
 }
 
 const EngineKernel& large_kernel_for(int M, int N, bool tf32) {
-  if (tf32) return LARGE_TF32;
-  return fills_a_wave(HUGE_FP32, M, N) ? HUGE_FP32 : LARGE_FP32;
+  if (tf32) return LARGE_TF32;  // set_tf32 allowed it: the GPU has mma.sync TF32 (sm_80+)
+  const bool huge = fills_a_wave(HUGE_FP32, M, N) && usable(HUGE_FP32);
+  return huge ? HUGE_FP32 : LARGE_FP32;
 }
 
 // How many slices of K: enough to give every SM a block, each slice at least min_slice deep.

@@ -351,15 +351,15 @@ TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
   }
 }
 
-TEST_CASE("ENGINE_CONV_TF32_STAGES: 3 when unset, 2-4 as given, anything else refused") {
-  CHECK(conv::tf32_stages_setting(nullptr) == 3);
-  CHECK(conv::tf32_stages_setting("") == 3);
-  CHECK(conv::tf32_stages_setting("2") == 2);
-  CHECK(conv::tf32_stages_setting("3") == 3);
-  CHECK(conv::tf32_stages_setting("4") == 4);
+TEST_CASE("ENGINE_CONV_TF32_STAGES: the device's choice when unset, 2-4 as given, anything else refused") {
+  CHECK(conv::tf32_stages_setting(nullptr, 3) == 3);
+  CHECK(conv::tf32_stages_setting("", 2) == 2);
+  CHECK(conv::tf32_stages_setting("2", 3) == 2);
+  CHECK(conv::tf32_stages_setting("3", 3) == 3);
+  CHECK(conv::tf32_stages_setting("4", 2) == 4);
   for (const char* bad : {"1", "5", "33", "three", " 3"}) {
     INFO(bad);
-    CHECK_THROWS_WITH_AS(conv::tf32_stages_setting(bad), doctest::Contains("ENGINE_CONV_TF32_STAGES"), Error);
+    CHECK_THROWS_WITH_AS(conv::tf32_stages_setting(bad, 3), doctest::Contains("ENGINE_CONV_TF32_STAGES"), Error);
   }
 }
 

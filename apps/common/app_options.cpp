@@ -165,7 +165,20 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
           {"sync_check", o.sync_check},
           {"batch_size", o.batch_size},
           {"epochs", o.epochs},
-          {"steps_per_epoch", o.steps_per_epoch}};
+          {"steps_per_epoch", o.steps_per_epoch},
+          {"kernels", kernel_families_json(backend_for(device))}};
+}
+
+nlohmann::json kernel_families_json(const Backend& backend) {
+  nlohmann::json families = nlohmann::json::object();
+  for (const auto& [op, kernels] : backend.kernel_families()) families[op] = kernels;
+  return families;
+}
+
+void print_kernel_families(std::ostream& out, const Backend& backend) {
+  for (const auto& [op, kernels] : backend.kernel_families()) {
+    out << "Kernels: " << op << ": " << kernels << "\n";
+  }
 }
 
 void write_json(const std::string& path, const nlohmann::json& record) {

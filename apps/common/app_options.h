@@ -6,9 +6,14 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "core/device.h"
+
+namespace engine {
+class Backend;
+}
 
 namespace engine::apps {
 
@@ -89,6 +94,11 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
 
 // What every --json record holds about the machine and the run's settings.
 nlohmann::json machine_record(const CommonOptions& options, Device device);
+
+// The kernels each op family runs on this device (Backend::kernel_families): an object for
+// --json, and a "Kernels: matmul: ..." line each for the run header (none on the CPU).
+nlohmann::json kernel_families_json(const Backend& backend);
+void print_kernel_families(std::ostream& out, const Backend& backend);
 
 // Writes `record` to `path`, atomically (temporary file, then rename).
 void write_json(const std::string& path, const nlohmann::json& record);

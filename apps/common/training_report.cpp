@@ -177,6 +177,7 @@ Device start_training(const CommonOptions& options) {
     throw UsageError("--epochs 0 only makes sense with --load (evaluate a saved model)");
   }
   std::cout << "Device: " << backend_for(device).name() << "\n";
+  print_kernel_families(std::cout, backend_for(device));
   return device;
 }
 

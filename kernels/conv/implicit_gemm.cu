@@ -2,11 +2,11 @@
 // the engine's choice of tiles and K slices, the checks and the arguments every launch shares.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
 #include "kernels/conv/implicit_gemm.cuh"
+#include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/vector_io.h"
 
@@ -55,8 +55,8 @@ GemmShape gemm_shape(Pass pass, const Conv2dGeometry& g) {
   return {};
 }
 
-int tf32_stages_setting(const char* text) {
-  if (text == nullptr || *text == '\0') return 3;
+int tf32_stages_setting(const char* text, int chosen) {
+  if (text == nullptr || *text == '\0') return chosen;
   const std::string value(text);
   ENGINE_CHECK(value == "2" || value == "3" || value == "4", "ENGINE_CONV_TF32_STAGES=", value,
                ": 2, 3 or 4");
@@ -71,10 +71,7 @@ Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   const GemmShape s = gemm_shape(pass, g);
   Tiling t;
   t.tf32 = tf32;
-  // Read once: a knob to compare the pipelined TF32 kernel with the two-stage one end to end
-  // (kernel_bench, the CNN apps).
-  static const int stages = tf32_stages_setting(std::getenv("ENGINE_CONV_TF32_STAGES"));
-  t.stages = stages;
+  t.stages = device_caps().kernels.conv_tf32_stages;
   t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
   t.tm = 8;
   if (tiles_of(t, s) < sms) t.tm = 4;

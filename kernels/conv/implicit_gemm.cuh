@@ -474,6 +474,12 @@ struct StageLayout {
   __device__ static SmemTile<K_CONTIGUOUS, STRIDE> view(const float* stage) { return {stage}; }
 };
 
+// The largest stage, whose size core/gpu_architecture.cpp uses to decide where two 3-stage
+// blocks fit an SM (KernelChoice::conv_tf32_stages).
+static_assert(sizeof(float) * (StageLayout<256, true>::FLOATS + StageLayout<32, false>::FLOATS) == 23040 &&
+                  sizeof(float) * (StageLayout<256, true>::FLOATS + StageLayout<32, true>::FLOATS) <= 23040,
+              "core/gpu_architecture.cpp: CONV_TF32_THREE_STAGES_BYTES");
+
 template <class Gather, int BN, int TM, int STAGES>
 __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_pipelined_kernel(const Args p) {
   constexpr int BM = TM * 1024 / BN;

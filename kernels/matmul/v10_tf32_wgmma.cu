@@ -97,10 +97,12 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/wgmma.h"
 
-// Set by kernels/CMakeLists.txt when this file is compiled for sm_90a; 0: the kernels below
-// are empty stubs, and the version reports itself unavailable.
-#ifndef ENGINE_V10_SM90A
-#define ENGINE_V10_SM90A 0
+#include "kernels/device_caps.h"
+
+// kernels/CMakeLists.txt compiles this file for sm_90a alone, and only where the build has
+// code for compute capability 9.0.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "v10_tf32_wgmma.cu is built for sm_90a only"
 #endif
 
 namespace engine::cuda::matmul {
@@ -325,9 +327,6 @@ __device__ __forceinline__ void fence_proxy_async() {
 // One block per SM: (THREADS, 1) allows up to 255 registers a thread.
 template <bool SWAP, bool R_K_MAJOR>
 __global__ void __launch_bounds__(THREADS, 1) wgmma_kernel(const Gemm g) {
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  __trap();  // no wgmma in this build: launch() never gets here (v10_tf32_wgmma_available)
-#endif
   using LR = RLayout<R_K_MAJOR>;
   const GemmSlice slice = slice_of(g);
   const Operands o =
@@ -416,28 +415,14 @@ void launch(const Gemm& g, cudaStream_t stream) {
 
 }  // namespace
 
-// sm_90a code runs on compute capability 9.0 only (H100, H200), and only if this file was
-// compiled for it. Asks the device once; no stream work, so it may run during graph capture.
-bool v10_tf32_wgmma_available() {
-  static const bool available = [] {
-    if (!ENGINE_V10_SM90A) return false;
-    int device = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-      (void)cudaGetLastError();  // no usable device: not available, and no error left behind
-      return false;
-    }
-    return major == 9 && minor == 0;
-  }();
-  return available;
-}
+// sm_90a code runs on compute capability 9.0 only (H100, H200): device_caps.h decides, once.
+bool v10_tf32_wgmma_available() { return device_caps().kernels.wgmma_tma; }
 
 void v10_tf32_wgmma(const Gemm& g, cudaStream_t stream) {
   if (!v10_tf32_wgmma_available())
     throw Error(
-        "v10_tf32_wgmma needs sm_90a code (CMAKE_CUDA_ARCHITECTURES with 90) and a compute "
-        "capability 9.0 GPU");
+        "v10_tf32_wgmma needs a compute capability 9.0 GPU (and no lower "
+        "ENGINE_MAX_COMPUTE_CAPABILITY)");
   if (!rows_allow_float4(g) || (g.transpose_a && !g.transpose_b) || g.K == 0) {
     // Rows off 16 bytes, A^T B (no K-major operand, see the header), or an empty sum (the
     // kernel's accumulators start with its first wgmma).

@@ -89,10 +89,12 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/wgmma.h"
 
-// Set by kernels/CMakeLists.txt when this file is compiled for sm_90a (the same switch as
-// v10's); 0: the kernel is an empty stub, and the version reports itself unavailable.
-#ifndef ENGINE_V10_SM90A
-#define ENGINE_V10_SM90A 0
+#include "kernels/device_caps.h"
+
+// kernels/CMakeLists.txt compiles this file for sm_90a alone, and only where the build has
+// code for compute capability 9.0.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "v11_tf32_tma.cu is built for sm_90a only"
 #endif
 
 namespace engine::cuda::matmul {
@@ -269,9 +271,6 @@ template <int CLUSTER>
 __global__ void __launch_bounds__(THREADS, 1)
     tma_wgmma_kernel(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, const Gemm g) {
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  __trap();  // no wgmma or TMA in this build: launch() never gets here (v11 unavailable)
-#endif
   static_assert(CLUSTER == 1 || CLUSTER == 2, "B's tile is two boxes: 1 or 2 blocks share it");
   // The dynamic shared memory, its base rounded up to the swizzle period (the runtime only
   // promises 16 bytes; SMEM_BYTES includes the slack).
@@ -470,29 +469,18 @@ void launch(const Gemm& g, cudaStream_t stream) {
 
 }  // namespace
 
-// sm_90a code runs on compute capability 9.0 only (H100, H200), and only if this file was
-// compiled for it; TMA also needs the driver's tensor-map encoder. Asked once; no stream
-// work, so it may run during graph capture.
+// sm_90a code runs on compute capability 9.0 only (H100, H200): device_caps.h decides, once;
+// TMA also needs the driver's tensor-map encoder.
 bool v11_tf32_tma_available() {
-  static const bool available = [] {
-    if (!ENGINE_V10_SM90A) return false;
-    int device = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-      (void)cudaGetLastError();  // no usable device: not available, and no error left behind
-      return false;
-    }
-    return major == 9 && minor == 0 && tensor_map_encoder() != nullptr;
-  }();
+  static const bool available = device_caps().kernels.wgmma_tma && tensor_map_encoder() != nullptr;
   return available;
 }
 
 void v11_tf32_tma(const Gemm& g, cudaStream_t stream) {
   if (!v11_tf32_tma_available())
     throw Error(
-        "v11_tf32_tma needs sm_90a code (CMAKE_CUDA_ARCHITECTURES with 90), a compute "
-        "capability 9.0 GPU and a driver with cuTensorMapEncodeTiled");
+        "v11_tf32_tma needs a compute capability 9.0 GPU (and no lower "
+        "ENGINE_MAX_COMPUTE_CAPABILITY) and a driver with cuTensorMapEncodeTiled");
   // A B^T with TMA-able rows (16-byte aligned bases and row lengths; split-K slices move the
   // base by k_slice elements) and slices of whole 32-deep tiles; everything else: v9 (header).
   const bool native = !g.transpose_a && g.transpose_b && g.K > 0 && rows_allow_float4(g) &&

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "kernels/cuda_check.h"
+#include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
 
 namespace engine::cuda::matmul {
@@ -21,12 +22,18 @@ void v6_vectorized(const Gemm& g, cudaStream_t stream);
 void v7_warptile(const Gemm& g, cudaStream_t stream);
 void v8_async_bigtile(const Gemm& g, cudaStream_t stream);
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);
+#if ENGINE_WITH_SM90A  // built for sm_90a only (kernels/CMakeLists.txt)
 void v10_tf32_wgmma(const Gemm& g, cudaStream_t stream);
 bool v10_tf32_wgmma_available();
 void v11_tf32_tma(const Gemm& g, cudaStream_t stream);
 bool v11_tf32_tma_available();
+#endif
 
 namespace {
+
+// cp.async (v8, v9) and mma.sync TF32 (v9) exist from sm_80 on (device_caps.h).
+bool has_cp_async() { return device_caps().kernels.cp_async; }
+bool has_tf32_mma() { return device_caps().kernels.tf32_mma && device_caps().kernels.cp_async; }
 
 const Version VERSIONS[] = {
     // -- v1..v4 --
@@ -47,9 +54,10 @@ const Version VERSIONS[] = {
      false, v7_warptile},
     {"v8_async_bigtile",
      "128 x 256 tiles, 16 x 8 per thread, 3-stage cp.async: 128 FMAs per 6 shared loads", false,
-     v8_async_bigtile},
+     v8_async_bigtile, has_cp_async},
     {"v9_tf32_mma", "TF32 tensor cores (mma.sync m16n8k8), 3-stage cp.async pipeline",
-     true, v9_tf32_mma},
+     true, v9_tf32_mma, has_tf32_mma},
+#if ENGINE_WITH_SM90A
     {"v10_tf32_wgmma",
      "Hopper wgmma (sm_90a): async 64 x 256 x 8 per warpgroup, one operand read from shared memory",
      true, v10_tf32_wgmma, v10_tf32_wgmma_available},
@@ -57,6 +65,7 @@ const Version VERSIONS[] = {
      "TMA producer warp, mbarrier ring, both wgmma operands from swizzled smem, B multicast to "
      "2-CTA clusters; A B^T only (others: v9)",
      true, v11_tf32_tma, v11_tf32_tma_available},
+#endif
 };
 
 // C = alpha * sum over slices of partial + beta * C, the slices added in a fixed order (the

@@ -3,9 +3,9 @@
 // group waits around it. A warpgroup (4 warps) issues wgmmas asynchronously: the accumulators
 // (and a register A) belong to the tensor cores until a wgmma_wait says their group is done.
 //
-// All of it exists in the sm_90a compile pass alone (__CUDA_ARCH_FEAT_SM90_ALL): elsewhere
-// (the host pass, plain sm_90, older GPUs) SM90A_ASM expands to nothing, the helpers are
-// empty, and the kernels that use them trap first thing.
+// All of it exists in the sm_90a compile pass alone (__CUDA_ARCH_FEAT_SM90_ALL), the only
+// device pass of the files that include it (kernels/CMakeLists.txt); in the host pass, which
+// parses device code but never runs it, SM90A_ASM expands to nothing.
 #pragma once
 #include <cstdint>
 

@@ -1,0 +1,37 @@
+# cmake -P tests/cmake/cuda_architectures_test.cmake: the default architecture list
+# (cmake/EngineCudaArchitectures.cmake) for what nvidia-smi answers, or fails to, at configure
+# time; and where the Hopper-only kernels are built. No GPU and no CUDA compiler needed.
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/EngineCudaArchitectures.cmake)
+
+function(expect what got want)
+  if(NOT "${got}" STREQUAL "${want}")
+    message(SEND_ERROR "${what}: got '${got}', want '${want}'")
+  else()
+    message(STATUS "ok: ${what} -> ${got}")
+  endif()
+endfunction()
+
+set(fat "75-real;80-real;86-real;89-real;90-real;90-virtual")
+engine_cuda_architectures_from_query(archs 1 "")
+expect("no nvidia-smi / no driver" "${archs}" "${fat}")
+engine_cuda_architectures_from_query(archs 9 "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n")
+expect("a driver that is not running" "${archs}" "${fat}")
+engine_cuda_architectures_from_query(archs 0 "")
+expect("no GPU listed" "${archs}" "${fat}")
+engine_cuda_architectures_from_query(archs 0 "Field \"compute_cap\" is not a valid field to query.\n")
+expect("a driver too old for the query" "${archs}" "${fat}")
+engine_cuda_architectures_from_query(archs 0 "9.0\n")
+expect("one H100" "${archs}" "90")
+engine_cuda_architectures_from_query(archs 0 "8.6\n8.6\n")
+expect("two RTX 3090s" "${archs}" "86")
+engine_cuda_architectures_from_query(archs 0 "7.5\n8.9\n")
+expect("a T4 beside an L4" "${archs}" "75;89")
+
+engine_wants_sm90a(sm90a "${fat}")
+expect("sm_90a in the fat list" "${sm90a}" ON)
+engine_wants_sm90a(sm90a "90")
+expect("sm_90a for an H100" "${sm90a}" ON)
+engine_wants_sm90a(sm90a "80-virtual")
+expect("no sm_90a in a PTX-only sm_80 build" "${sm90a}" OFF)
+engine_wants_sm90a(sm90a "86;90-virtual")
+expect("no sm_90a without 9.0 machine code" "${sm90a}" OFF)
