@@ -18,7 +18,7 @@
 
 namespace engine::nn {
 
-struct RunningMetrics;  // device-resident loss and accuracy sums (training.cpp)
+struct RunningMetrics;  // device-resident loss and accuracy sums (nn/train_step.h)
 
 class Sequential {
  public:
@@ -59,6 +59,13 @@ class Sequential {
   void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
   // The optimizer compile() was given.
   Optimizer& optimizer();
+  // One training step on the rows `index` (an I32 tensor on the model's device) of `data`:
+  // forward, loss, backward, optimizer update, and the batch's loss and correct rows added to
+  // `metrics`. Device work only, so fit() records it as a CUDA graph (nn/train_step.h shows a
+  // loop of your own around it).
+  void train_step(const Dataset& data, const Tensor& index, RunningMetrics& metrics);
+  // Seeds dropout's masks as fit() does with FitOptions::seed; for a loop of your own.
+  void set_training_seed(uint64_t seed);
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);
@@ -67,10 +74,6 @@ class Sequential {
   Tensor predict(const Tensor& x, int64_t batch_size = 32);
 
  private:
-  // One training step on the rows `index` of `train`: only device work, so it can be
-  // recorded as a graph (training.cpp).
-  void train_step(const Dataset& train, const Tensor& index, RunningMetrics& running);
-
   std::vector<std::shared_ptr<Layer>> layers_;
   std::vector<Shape> output_shapes_;  // per layer, without the batch dimension
   Shape input_shape_, output_shape_;

@@ -1,0 +1,39 @@
+#include "nn/fit_run.h"
+
+#include "nn/sequential.h"
+
+namespace engine::nn {
+
+FitRun::FitRun(Sequential& trained, BatchSource& batches, const FitOptions& settings)
+    : model(trained),
+      source(batches),
+      options(settings),
+      backend(backend_for(trained.device())),
+      clock(backend, settings.breakdown, batches.copies_from_host()),
+      running(trained.device()) {}
+
+void FitRun::start_epoch(int number, const TrainingState* resume) {
+  clock.start_epoch();
+  epoch = number;
+  const bool resumed = resume && resume->epoch == number;
+  first_step = resumed ? resume->step : 0;
+  earlier_seconds = resumed ? resume->seconds : 0.0;
+  earlier_wait = resumed ? resume->data_wait_seconds : 0.0;
+  replayed_steps = 0;
+  if (resumed) {
+    running.restore(resume->loss_sum, resume->correct, resume->samples);
+  } else {
+    running.reset();
+  }
+}
+
+Metrics FitRun::read_metrics() {
+  clock.enter(BreakdownClock::Part::Readback);
+  const Metrics metrics = metrics_of(running.loss(), running.accuracy(has_accuracy));
+  clock.leave();  // the read drained the device: until the next launch is no part's
+  return metrics;
+}
+
+Metrics metrics_of(double loss, double accuracy) { return {{"loss", loss}, {"accuracy", accuracy}}; }
+
+}  // namespace engine::nn

@@ -1,0 +1,78 @@
+// What fit()'s epoch loop (nn/training.cpp) shares with the observers that watch it
+// (nn/observers/): the run's settings and state, the epoch in progress, and the hooks.
+//
+//   for each epoch:   epoch_started(run)
+//     for each step:  batch -> train_step (a replayed CUDA graph) -> step_finished(run, done, count)
+//   after the last:   epoch_finished(run, record)  (each observer fills its part of the record)
+//
+// The observers, one job each: progress (the Keras line), step_times (the warm-up), nan_check,
+// validation, breakdown (--breakdown), memory (the soak's record); checkpoints have their
+// own class (nn/observers/checkpoints.h), since they also decide where a stopped run ends.
+#pragma once
+#include <chrono>
+#include <cstdint>
+
+#include "core/backend.h"
+#include "nn/epoch_breakdown.h"
+#include "nn/progress.h"
+#include "nn/train_step.h"
+#include "nn/training.h"
+
+namespace engine::nn {
+
+class Sequential;
+
+struct FitRun {
+  FitRun(Sequential& model, BatchSource& source, const FitOptions& options);
+
+  // ---- the run ---------------------------------------------------------------------------
+  Sequential& model;
+  BatchSource& source;
+  const FitOptions& options;
+  Backend& backend;
+  BreakdownClock clock;     // --breakdown's device timers; does nothing without it
+  RunningMetrics running;   // this epoch's loss and accuracy sums, on the device
+  History history;
+  int64_t steps = 0;        // per epoch
+  int64_t full_batch = 0;   // the samples of a full batch: the steps a graph replays
+  bool has_accuracy = false;
+
+  // ---- the epoch in progress ------------------------------------------------------------------
+  int epoch = 0;
+  int64_t first_step = 0;         // 0, or where a resumed epoch goes on
+  double earlier_seconds = 0.0;   // what the stopped run had spent on a resumed epoch
+  double earlier_wait = 0.0;      // ... and of that, waiting for data
+  int64_t replayed_steps = 0;     // this epoch's steps that were graph replays
+
+  // Starts epoch `epoch` (from `resume` where it is the checkpoint's epoch): the breakdown's
+  // clock, the running sums (restored or zeroed), the counters.
+  void start_epoch(int epoch, const TrainingState* resume);
+  // Starts the epoch's clock, which `seconds` and the checkpoints read.
+  void start_clock() { epoch_start_ = std::chrono::steady_clock::now(); }
+  // Seconds spent on the epoch so far, a resumed run's earlier part included.
+  double epoch_seconds() const { return earlier_seconds + seconds_since(epoch_start_); }
+  // The running means as progress metrics, read from the device as --breakdown's readback.
+  Metrics read_metrics();
+
+ private:
+  std::chrono::steady_clock::time_point epoch_start_;
+};
+
+// Metrics as the progress line shows them.
+Metrics metrics_of(double loss, double accuracy);
+
+class FitObserver {
+ public:
+  virtual ~FitObserver() = default;
+  // After the source has started the epoch, before its first step.
+  virtual void epoch_started(FitRun& run) { (void)run; }
+  // After step `done` (1-based) of the epoch, which trained on `count` samples.
+  virtual void step_finished(FitRun& run, int64_t done, int64_t count) {
+    (void)run, (void)done, (void)count;
+  }
+  // After the epoch's device work was waited for and its loss and accuracy read into `record`;
+  // each observer adds its part, in the order fit() lists them.
+  virtual void epoch_finished(FitRun& run, EpochRecord& record) { (void)run, (void)record; }
+};
+
+}  // namespace engine::nn

@@ -1,0 +1,41 @@
+#include <cmath>
+
+#include "core/error.h"
+#include "nn/observers/checkpoints.h"
+#include "nn/observers/observers.h"
+#include "nn/sequential.h"
+
+namespace engine::nn {
+
+NanCheck::NanCheck(FitRun& run, const Checkpoints& checkpoints)
+    : checkpoints_(checkpoints), grad_check_(Tensor::empty({1, 1}, DType::F32, run.model.device())) {}
+
+// After a step: throws if its loss (the epoch's running sum, which a NaN or an infinity
+// poisons for good) or its gradients hold a NaN or an infinity. The gradients cost one dot
+// product with themselves, g . g, and a scalar read: it is NaN or infinite if any gradient
+// is. (A dot, not Backend::sum: on the CPU it is BLAS' vectorised sdot, measured 4 us for the
+// MLP's 101,770 gradients on one core against 250 us for sum, which accumulates in double;
+// 2-core dev VM, 2026-11-23.) Only then do the gradients come to the host, to name the first
+// parameter (in forward order) that holds one; a dot that merely overflowed (gradients beyond
+// ~1e17, all finite) is found out by that scan, and training goes on.
+void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
+  (void)count;
+  const ParameterStore& store = run.model.parameters();
+  const double loss = run.running.loss_sum.item();
+  const int64_t n = store.count();
+  store.grads.backend().matmul(store.grads.view({1, n}), false, store.grads.view({n, 1}), false,
+                               grad_check_, 1.0f, 0.0f);
+  if (std::isfinite(loss) && std::isfinite(grad_check_.item())) return;
+  float bad = 0.0f;
+  const Parameter* p = first_non_finite(store, store.grads.to_vector(), &bad);
+  if (p == nullptr && std::isfinite(loss)) return;
+  const std::string found =
+      p ? detail::concat("first in the gradient of ", p->name, " (forward order), value ", bad,
+                         "; the epoch's mean loss so far ", run.running.loss())
+        : detail::concat("in the loss (the epoch's mean so far ", run.running.loss(),
+                         "); the gradients are finite");
+  throw Error(detail::concat("NaN/Inf at epoch ", run.epoch, ", step ", done, "/", run.steps, ": ",
+                             found, ". Training stopped without saving it", checkpoints_.kept()));
+}
+
+}  // namespace engine::nn

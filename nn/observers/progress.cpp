@@ -1,0 +1,37 @@
+#include <iostream>
+
+#include "nn/observers/observers.h"
+
+namespace engine::nn {
+
+Progress::Progress(const FitOptions& options)
+    : out_(options.out ? *options.out : std::cout), verbose_(options.verbose) {}
+
+void Progress::epoch_started(FitRun& run) {
+  if (verbose_) {
+    out_ << "Epoch " << run.epoch << "/" << run.options.epochs;
+    if (run.first_step > 0) out_ << " (resumed at step " << run.first_step + 1 << "/" << run.steps << ")";
+    out_ << "\n" << std::flush;
+  }
+  bar_ = std::make_unique<ProgressBar>(out_, run.steps, verbose_ && ProgressBar::stdout_is_terminal(),
+                                       run.earlier_seconds);
+}
+
+void Progress::step_finished(FitRun& run, int64_t done, int64_t count) {
+  (void)count;
+  // Reading the metrics waits for the device: only when the line is due for a redraw.
+  if (verbose_ && bar_->due(done)) bar_->update(done, run.read_metrics());
+}
+
+void Progress::epoch_finished(FitRun& run, EpochRecord& record) {
+  if (!verbose_) return;
+  Metrics extra;
+  if (run.options.validation) extra = {{"val_loss", record.val_loss}, {"val_accuracy", record.val_accuracy}};
+  bar_->finish(metrics_of(record.loss, record.accuracy), extra);
+}
+
+void Progress::interrupted() {
+  if (verbose_ && bar_ && bar_->interactive()) out_ << "\n";
+}
+
+}  // namespace engine::nn

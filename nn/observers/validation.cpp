@@ -1,0 +1,16 @@
+#include "nn/observers/observers.h"
+#include "nn/sequential.h"
+
+namespace engine::nn {
+
+void Validation::epoch_finished(FitRun& run, EpochRecord& record) {
+  record.val_loss = record.val_accuracy = NOT_MEASURED;
+  const Dataset* data = run.options.validation;
+  if (!data) return;
+  const EvalResult val = run.model.evaluate(*data, {run.options.batch_size, false, nullptr});
+  record.val_loss = val.loss;
+  record.val_accuracy = run.has_accuracy ? val.accuracy : NOT_MEASURED;
+  record.val_seconds = val.seconds;
+}
+
+}  // namespace engine::nn

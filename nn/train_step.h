@@ -1,0 +1,55 @@
+// One training step, the heart of fit(), and what a loop of your own calls instead:
+//
+//   model.set_training_seed(seed);                  // dropout masks, as fit() would draw them
+//   RunningMetrics metrics(model.device());
+//   for (each batch) model.train_step(data, rows_of_the_batch, metrics);
+//   metrics.loss(), metrics.accuracy(true)          // the epoch's means (reads the device)
+//
+// A step is device work only (train_step.cpp): gather the batch's rows -> forward -> loss
+// -> backward -> optimizer update -> add the batch's loss and correct predictions to
+// `metrics`. Nothing waits for the device, so on a GPU the whole step can be recorded once as
+// a CUDA graph and replayed (fit() does, nn/training.cpp).
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include "core/tensor.h"
+#include "nn/training.h"
+
+namespace engine::nn {
+
+class Sequential;
+struct ForwardContext;
+
+// A metric a run did not measure (no accuracy for a multi-output sigmoid head, no validation).
+constexpr double NOT_MEASURED = std::numeric_limits<double>::quiet_NaN();
+
+// Device-resident sums over an epoch: the per-sample losses and the correct rows. A replayed
+// graph writes to the addresses it was recorded with, so fit() keeps one of these for the
+// whole run and resets it each epoch.
+struct RunningMetrics {
+  Tensor loss_sum, correct;
+  int64_t samples = 0;  // the host counts them: no read of the device
+
+  explicit RunningMetrics(Device device);
+  void reset() { restore(0.0f, 0.0f, 0); }
+  // Sets the sums to where a checkpoint left them.
+  void restore(float loss, float correct_rows, int64_t sample_count);
+  // The means so far; each reads a scalar from the device.
+  double loss() const;
+  double accuracy(bool has_accuracy) const;
+};
+
+// Whether the loss has an accuracy: argmax for sparse labels, threshold 0.5 for a single
+// sigmoid output; a multi-output sigmoid head (multi-label) has none.
+bool measures_accuracy(Loss loss, const Shape& output_shape);
+
+// The per-sample losses of a batch (N,), from the model's pre-activation outputs (every loss
+// fuses the head's activation); `logits_out` gets them where accuracy is measured.
+Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor& y,
+                    ForwardContext& ctx, Tensor* logits_out);
+
+// Adds a batch's losses and correct predictions to the running sums, on the device.
+void accumulate(RunningMetrics& metrics, const Tensor& losses, const Tensor& logits, const Tensor& y);
+
+}  // namespace engine::nn
