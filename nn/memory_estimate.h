@@ -34,10 +34,11 @@
 
 namespace engine::nn {
 
-// Bytes of activations per byte that the layers keep (above). Measured with the CPU allocator's
-// peak over one training step of each seed model (tests/test_fault_reporting.cpp prints the
-// table): the step took 1.33 (wide MLP) to 1.69 (Dogs vs Cats CNN) times what the layers keep;
-// 2 covers that with a margin for the allocator's rounding and the kernels' scratch buffers.
+// Bytes of activations per byte that the layers keep (above): the kept tensors, their
+// gradients, with a margin for the allocator's rounding and the kernels' scratch buffers.
+// tests/test_fault_reporting.cpp measures the CPU allocator's peak over one training step of
+// a model of each seed model's kind, checks that the estimate lies between that peak and twice
+// it, and prints the ratios.
 constexpr double ACTIVATION_FACTOR = 2.0;
 
 struct MemoryEstimate {

@@ -21,8 +21,8 @@
 #include "core/backend.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "nn/layers.h"
 #include "nn/optimizers.h"
-#include "nn/seed_models.h"
 #include "nn/sequential.h"
 
 namespace engine::crossover {
@@ -81,7 +81,9 @@ class MlpStep final : public Workload {
   }
 
   StepTimes time(int64_t batch, Device device, Variant variant, const TimingPlan& plan) override {
-    nn::Sequential model = nn::seed_mlp(false);
+    // apps/mnist_mlp's model (without --wide), as the header says.
+    nn::Sequential model{nn::flatten(), nn::dense(128, Activation::Relu), nn::dropout(0.2f),
+                         nn::dense(10, Activation::Softmax)};
     model.build({28, 28}, device, seed_);
     model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy);
     OneBatch source(batch, device, seed_, variant == Variant::Copies);
