@@ -14,8 +14,8 @@ thread_local bool g_grad_enabled = true;
 
 }  // namespace
 
-// Nodes reachable from `root`, ordered so that every node comes after all nodes that
-// consume its output (iterative DFS post-order, then reversed by the caller's loop).
+// Nodes reachable from `root` in iterative DFS post-order: every node after the nodes whose
+// outputs it consumes (inputs before consumers); backward() walks the list in reverse.
 std::vector<Node*> topological_order(Node* root) {
   std::vector<Node*> order;
   std::unordered_set<Node*> visited;

@@ -1,6 +1,6 @@
 // Reverse-mode automatic differentiation on a recorded graph.
 //
-// Every differentiable op (core/ops.cpp) that sees an input requiring a gradient records a
+// Every differentiable op (core/ops_*.cpp) that sees an input requiring a gradient records a
 // Node on its output: the node keeps the inputs (its edges) and whatever the backward needs.
 // backward(loss) orders the nodes reachable from the loss topologically and visits them in
 // reverse, so each node runs once, after every consumer of its output has contributed:

@@ -4,9 +4,20 @@
 //
 // Conventions for every op:
 //  - all tensors are contiguous and live on this backend's device;
-//  - outputs are allocated by the caller (core/ops.cpp) with the right shape and dtype;
-//  - shapes are checked by the caller; a backend may assume them.
-// An op `foo` is declared here, implemented in cpu/foo.cpp and kernels/foo.cu.
+//  - outputs are allocated by the caller (the op front-ends in core/ops_*.cpp; nn/ for
+//    optimizer state and metrics) with the right shape and dtype;
+//  - shapes are checked by the caller; a backend may assume them (augment_images aside).
+// An op is declared here and implemented in cpu/<file>.cpp and kernels/<file>.cu, the file
+// named after the op or its family (matmul, softmax, dropout, conv2d, pool, optimizers,
+// reduce: sum and count_correct, random: random_normal, gather: gather_rows, ...), except:
+//   op                             cpu/               kernels/
+//   fill                           cpu_backend.cpp    elementwise.cu
+//   binary, axpby                  elementwise.cpp    elementwise.cu
+//   bias_activation_*, sum_rows    elementwise.cpp    activation.cu
+//   broadcast_scalar               reduce.cpp         elementwise.cu
+//   increment                      optimizers.cpp     elementwise.cu
+// On the GPU, matmul and the convolutions also use kernels/matmul/ and kernels/conv/, and
+// --device cudnn (set_vendor_libraries) hands them and pooling to kernels/vendor/.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -75,7 +86,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual Device device() const = 0;
-  virtual std::string name() const = 0;  // e.g. "cpu (OpenBLAS 0.3.21, 16 threads)"
+  virtual std::string name() const = 0;  // e.g. "cpu (16 threads, OpenBLAS 0.3.21 ...)"
 
   // ---- memory ------------------------------------------------------------------------
   virtual CachingAllocator& allocator() = 0;
@@ -88,7 +99,7 @@ class Backend {
   // with nn/memory_estimate.h's estimate.
   virtual DeviceMemory memory_info() { return {}; }
 
-  // ---- input prefetch (datasets/batch_queue.h) ------------------------------------------
+  // ---- input prefetch (datasets/image_batches.h) ----------------------------------------
   // Page-locked host memory, which the device can copy from while the host works on (plain
   // memory on the CPU). Throws DeviceError when the host has none left.
   virtual void* allocate_pinned(size_t bytes) = 0;

@@ -25,8 +25,9 @@ struct GpuDescription {
   int capability() const { return major * 10 + minor; }  // 8.6 -> 86
 };
 
-// The oldest GPU the engine supports: Turing. Older cards lack the warp-synchronous
-// primitives (__shfl_sync, independent thread scheduling) the kernels are written for.
+// The oldest GPU the engine supports: Turing, the oldest generation the default build carries
+// code for (cmake/EngineCudaArchitectures.cmake) and CUDA 13, which the project is tested with,
+// still compiles for (it dropped Maxwell, Pascal and Volta). Nothing older is built or tested.
 constexpr int OLDEST_CAPABILITY = 75;
 
 // How a GPU of capability major.minor runs a build for `architectures` (CMake's list, entries

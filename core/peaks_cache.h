@@ -5,8 +5,9 @@
 // slightly different peaks. The cache makes the denominators fixed per machine.
 //
 // The key is the backend's name, which says what the peaks depend on: the GPU model, its SM
-// count and the driver ("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, driver 13.0)"), or the CPU
-// backend's BLAS and thread count. A new driver or another --threads is another entry.
+// count and the driver ("NVIDIA H100 80GB HBM3 (compute capability 9.0, sm_90, 132 SMs,
+// 81079 MiB, driver 13.0)"), or the CPU backend's thread count and BLAS. A new driver or
+// another --threads is another entry.
 //
 // Where: $ENGINE_CACHE_DIR, else $XDG_CACHE_HOME/engine, else $HOME/.cache/engine, file
 // device_peaks.tsv: one line per device, tab-separated, readable and editable by hand:

@@ -9,7 +9,7 @@
 //
 // print_profile() turns the timings into a table, one row per op and shape:
 //   calls, total seconds, % of all op time, FLOPs and bytes per call (from the shapes:
-//   op_cost below), achieved GFLOP/s and GB/s, % of the measured peak, and a verdict:
+//   core/op_cost.h), achieved GFLOP/s and GB/s, % of the measured peak, and a verdict:
 //     launch-bound   the call takes under 3x the device's launch floor (MeasuredPeaks):
 //                    overhead, not work, decides its time;
 //     compute-bound  its FLOPs per byte exceed the device's ridge point (peak FLOP/s over

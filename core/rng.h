@@ -117,8 +117,8 @@ ENGINE_HOST_DEVICE float scale_normal(float z, float mean, float stddev) {
 #endif
 }
 
-// A host-side stream: a key plus a running counter, for initializers, shuffles and for
-// handing each dropout call its own (seed, offset) range.
+// A host-side stream: a key plus a running counter, for initializers, shuffles and the
+// augmentation draws (dropout keys each call by derive_seed instead: nn/layers.cpp).
 class Generator {
  public:
   explicit Generator(uint64_t seed = 0) : key_(seed) {}

@@ -14,10 +14,10 @@
 //
 // The cost: a wait for the device after every op (a host round trip on top of each launch) and
 // no CUDA graph: every step is launched op by op, and the device idles between ops while the
-// host waits. Measured on an H100 (2026-11-23, seed MLP, batch 32, median of 600 steps): 50.6 us
-// per step replayed as a graph, 139.5 us launched op by op (--no-graph), 312.4 us with
-// --sync-check, 6x the default. Use it to find a fault, not to time anything. On the CPU, where
-// an op is done when it returns, the wait is free and nothing changes.
+// host waits, so a step takes several times as long as a replayed graph (measured:
+// docs/results/mnist_mlp.md, "What --sync-check costs"). Use it to find a fault, not to time
+// anything. On the CPU, where an op is done when it returns, the wait is free and nothing
+// changes.
 #pragma once
 #include "core/forwarding_backend.h"
 

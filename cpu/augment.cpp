@@ -6,9 +6,9 @@
 // of floats written, ~1 ms at a core's ~10 GB/s. But per pixel there are also two source
 // coordinates (4 multiplies, 6 adds, 4 compares, 2 converts) and 3 converts and multiplies,
 // all scalar (the read from a computed address does not vectorise): ~15 cycles per pixel,
-// 0.72 M pixels, ~3.5 ms at 3 GHz, so the loop is compute-bound. Measured: 3.4 ms per batch
-// (~105 us per image) on one core of an AMD EPYC VM. The backend splits the rows over the
-// team; data-loading workers call augment_image on one image each.
+// 0.72 M pixels, ~3.5 ms at 3 GHz, so the loop is compute-bound (measured on one core:
+// docs/results/dogs_vs_cats.md, "The loader"). The backend splits the rows over the team;
+// data-loading workers call augment_image on one image each.
 //
 // The file is compiled with -ffp-contract=off (cpu/CMakeLists.txt): the coordinates must be
 // rounded operation by operation, exactly as the GPU computes them.

@@ -17,11 +17,9 @@
 // Napkin math, seed 003 (CIFAR-10 CNN, batch 100, 3x3 same convs):
 //   conv2 (32x32x32 -> 32): M = 102,400, K = 288, N = 32: 2 M K N = 1.9 GFLOP per pass;
 //   all six convs 7.7 GFLOP forward, ~23 GFLOP per training step (backward data and filter
-//   cost the forward's FLOPs each; the first layer has no backward data). Measured on one
-//   core of an AMD EPYC dev VM (2026-11-23, a busy host): 47-62 GFLOP/s per pass for conv2
-//   to conv6 (narrow N = 32..128 keeps sgemm below its peak), 22-33 for conv1 (K = 27), a
-//   whole training step 0.51 s. Scaled to 16 cores: ~32 ms per step, ~16 s per 50,000-image
-//   epoch (PyTorch's CPU: ~18 s on an H200 host's 16 cores).
+//   cost the forward's FLOPs each; the first layer has no backward data). sgemm stays below
+//   its peak on these passes: N = 32..128 is narrow, and conv1's K = 27 narrower still
+//   (measured per pass: docs/results/cnn.md, "Earlier: ..., 2026-11-23", under the CPU table).
 //   im2col traffic: each chunk is written once and read once from L2; its K-fold reuse of x
 //   costs ~1 byte moved per 8 FLOPs in L2, far below what the cache delivers.
 #include <omp.h>

@@ -1,5 +1,6 @@
 // The CPU backend: OpenBLAS sgemm for matmul, OpenMP loops for everything else.
-// Each op lives in cpu/<op>.cpp; this header only declares the class.
+// Each op family lives in a file of its own (core/backend.h lists which); this header only
+// declares the class.
 #pragma once
 #include <chrono>
 #include <vector>
@@ -18,9 +19,9 @@ int num_threads();
 // The team for a loop of `work` units: one thread below `grain`, otherwise all --threads.
 // All or nothing, never a team sized to the work: libgomp keeps one pool, and a region that
 // asks for a different number of threads than the last one re-docks the pool, putting
-// threads to sleep and waking them again through the kernel. Measured on a 16-core VM
-// (H200 host, seed-000 model, batch 32): teams sized to the work took 430 us per step (wide
-// model 4 ms); the same loops on a constant team of 16 took 230 us (wide 2 ms).
+// threads to sleep and waking them again through the kernel: teams sized to the work made the
+// seed-000 step much slower (measured: docs/results/mnist_mlp.md, "The CPU backend's thread
+// team").
 // Loops write `if (parallel : team > 1)`: a plain `if` on `parallel for simd` also switches
 // off the simd part when false (OpenMP 5), which made Adam's loop scalar and 2x slower.
 inline int team_size(int64_t work, int64_t grain) { return work < grain ? 1 : num_threads(); }

@@ -1,4 +1,5 @@
-// Elementwise CPU ops: the bias + activation epilogue and its gradient, binary ops, axpby.
+// Elementwise CPU ops: the bias + activation epilogue and its gradient, sum_rows (the bias
+// gradient alone), binary ops, axpby.
 // All are memory-bound loops; OpenMP splits them only above PARALLEL_GRAIN elements.
 #include <algorithm>
 #include <vector>

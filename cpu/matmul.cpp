@@ -66,10 +66,10 @@ GemmArgs column_block(GemmArgs g, int64_t c0, int64_t c1) {
 }
 
 // c = alpha * (a . b) + beta * c for the degenerate matmul (1 x K) @ (K x 1). OpenBLAS'
-// sgemm packs both vectors into its GEMM buffers first and then runs a 1 x 1 micro-kernel:
-// measured 3.3 GB/s at K = 10^8 (OpenBLAS 0.3.21, one thread, AMD EPYC dev VM, 2026-11-22),
-// 6x slower than cblas_sdot (20 GB/s) on the same core. And the row/column split above
-// cannot split a 1 x 1 output, so sgemm would also run on one thread.
+// sgemm packs both vectors into its GEMM buffers first and then runs a 1 x 1 micro-kernel,
+// several times slower than cblas_sdot on the same core (measured: docs/kernels/matmul.md,
+// "The dot product"). And the row/column split above cannot split a 1 x 1 output, so sgemm
+// would also run on one thread.
 // So the dot goes to sdot, one call per chunk of DOT_CHUNK elements, chunks spread over
 // the team; the chunk partials are added in order in double. The chunking does not depend
 // on the thread count, so the result is the same for every --threads.

@@ -10,10 +10,11 @@
 //
 // Convolutions use the same backward on (batch * height * width, channels): the MNIST CNN's
 // first layer is (128 * 26 * 26, 32) = 86,528 rows of 32 columns, 22 MB to read and 11 MB to
-// write, ~11 us at 3 TB/s. One block per 32 columns walking every row took 1.4 ms there (ncu,
-// H100, 2026-11-23: a single block, 86,528 / 8 dependent loads per thread), 40% of the whole
-// training step. So tall inputs split their rows over blocks too (row chunks), each chunk's
-// column sums land in a workspace, and matmul::split_k_reduce adds the chunks in order.
+// write, ~11 us at 3 TB/s. One block per 32 columns walking every row is a single block there,
+// 86,528 / 8 dependent loads per thread, and took far longer than that (measured:
+// docs/results/cnn.md, "What made the difference: one kernel was 75% of the step"). So tall
+// inputs split their rows over blocks too (row chunks), each chunk's column sums land in a
+// workspace, and matmul::split_k_reduce adds the chunks in order.
 #include <algorithm>
 
 #include "kernels/cuda_backend.h"
@@ -46,9 +47,9 @@ __device__ __forceinline__ float derivative_from_output(float y) {
 // x, y: (rows, cols); bias: (cols,) or null. Thread i takes elements i W .. i W + W - 1 (W = 4
 // with cols % 4 == 0: one column group, 16-byte loads and stores), grid-stride, `groups` =
 // elements / W. Index: int where the tensor allows, since each group's column is a modulo
-// (kernels/vector_io.h). A convolution's output, (100 * 32 * 32, 32) floats, took 21.3 us
-// with one thread per element and 64-bit indices (ncu, H100, 2026-11-24): 26 MB moved, ~9 us
-// at 3 TB/s.
+// (kernels/vector_io.h). A convolution's output, (100 * 32 * 32, 32) floats, moves 26 MB, ~9 us
+// at 3 TB/s; one thread per element with 64-bit indices took much longer (measured:
+// docs/results/cnn.md, "Measured: ..., 2026-11-24", the bias + activation row).
 template <Activation ACT, typename Index, int W>
 __global__ void bias_activation_kernel(const float* __restrict__ x, const float* __restrict__ bias,
                                        float* __restrict__ y, Index groups, Index cols) {

@@ -1,7 +1,9 @@
-// The CUDA backend: every op of core/backend.h as a hand-written kernel (no cuBLAS, no
-// cuDNN), all launched in order on one stream. Each op family lives in kernels/<op>.cu;
-// this header only declares the class. Memory comes from the caching allocator over
-// cudaMalloc; host copies go through a pinned staging buffer.
+// The CUDA backend: every op of core/backend.h as a hand-written kernel, all launched in order
+// on one stream. With --device cudnn (set_vendor_libraries) matmul runs on cuBLAS and the
+// convolutions and max pooling on cuDNN (kernels/vendor/); everything else stays on our
+// kernels. Each op family lives in a file of its own (core/backend.h lists which); this header
+// only declares the class. Memory comes from the caching allocator over cudaMalloc; host
+// copies go through a pinned staging buffer.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -37,7 +39,8 @@ class CudaBackend final : public Backend {
   double timer_seconds(uint64_t start, uint64_t end) override;
   void reset_timers() override { timers_used_ = 0; }
   MeasuredPeaks measure_peaks() override;
-  // TF32 only where the GPU has TF32 tensor cores (device_caps.h); elsewhere a warning, FP32.
+  // TF32 only where the GPU has TF32 tensor cores (device_caps.h); elsewhere FP32, and
+  // kernel_families() says so in the run header.
   void set_tf32(bool enabled) override;
   std::vector<std::pair<std::string, std::string>> kernel_families() const override;
   // --device cudnn (kernels/vendor/vendor_libraries.cu): throws DeviceError when this build or

@@ -1,6 +1,6 @@
-// Measured, not assumed: the device's FP32 FMA rate, its device-to-device copy bandwidth and
-// the time one kernel launch takes: the ceilings every kernel's "% of peak" is divided by (METHOD.md: measure the ceilings
-// once on the machine, use those).
+// Measured, not assumed: the device's FP32 FMA rate, its device-to-device copy bandwidth, its
+// host <-> device copy rates and the time one kernel launch takes: the ceilings every kernel's
+// "% of peak" is divided by, measured once per device and cached (core/peaks_cache.h).
 #pragma once
 #include <cuda_runtime.h>
 

@@ -1,12 +1,13 @@
 // The dot product: c = alpha * sum_i a[i] b[i] + beta * c, the matmul (1 x K) @ (K x 1) of the
-// seed-002 sweep. CudaBackend::matmul sends every M == 1, N == 1 product here: the GEMM
-// ladder would give the whole of K to one 64 x 64 output tile (or a few split-K slices),
-// i.e. a handful of SMs walking 10^8 elements.
+// seed-002 sweep. CudaBackend::matmul sends every M == 1, N == 1 product here (cuBLAS under
+// --device cudnn): small_splitk would give the whole of K to one 32 x 32 output tile split
+// into at most 16 K slices, i.e. 16 blocks walking 10^8 elements.
 //
 // Napkin math, K = 10^8: 2e8 FLOP and 800 MB read (each byte once), intensity 0.25 FLOP/byte,
 // far below the ridge (~17 FLOP/byte for 51 TFLOP/s over 3 TB/s): memory-bound. At 3.0 TB/s
-// (H100) that is ~0.27 ms, at 4.2 TB/s (H200) ~0.19 ms; PyTorch measured 0.375 / 0.333 ms
-// (DESIGN.md section 6). Below K ~ 10^6 (8 MB, ~3 us of bandwidth) launch latency dominates.
+// (H100) that is ~0.27 ms, at 4.2 TB/s (H200) ~0.19 ms; PyTorch takes longer (measured:
+// docs/kernels/matmul.md, "The dot product"). Below K ~ 10^6 (8 MB, ~3 us of bandwidth) launch
+// latency dominates.
 //
 // Plan: a grid of BLOCKS_PER_SM blocks per SM (fewer when K is small), each thread summing a
 // fixed, strided set of elements with float4 loads (when a and b are equally aligned, else

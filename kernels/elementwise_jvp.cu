@@ -6,9 +6,10 @@
 //   per-sample forward mode, K = 1: reads y and t, writes out: 240 KB, ~0.1 us at 3 TB/s:
 //   launch-bound (~3 us), which is why d is computed inside the kernel rather than by a
 //   separate activation_backward pass over a ones tensor.
-//   dense reverse mode, K = 279 directions per chunk: 5.6M elements, 67 MB, ~22 us: memory-
-//   bound at 1 flop per 12 bytes. d(y[i]) is computed once per element of y and reused
-//   for the directions a thread walks through.
+//   dense reverse mode at the default --memory-limit, ~450 directions per chunk (400,000 in
+//   896 chunks: docs/results/jacobian.md): 9M elements, 107 MB, ~36 us: memory-bound at 1 flop
+//   per 12 bytes. d(y[i]) is computed once per element of y and reused for the directions a
+//   thread walks through.
 // Grid: x covers y's elements (coalesced along i), y covers the directions.
 #include <algorithm>
 

@@ -33,7 +33,7 @@ inline void note_launch(const LaunchSite* site) {
 inline const LaunchSite* last_launch() { return g_last_launch.load(std::memory_order_relaxed); }
 
 // A source path from its last "kernels/" on, else its last two parts (the build passes
-// absolute paths to the compiler): "kernels/softmax.cu", "tests/test_sync_check.cpp".
+// absolute paths to the compiler): "kernels/softmax.cu", "tests/test_fault_reporting.cpp".
 inline const char* short_path(const char* file) {
   const char* from = nullptr;
   for (const char* p = std::strstr(file, "kernels/"); p; p = std::strstr(p + 1, "kernels/")) {

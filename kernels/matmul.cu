@@ -1,6 +1,7 @@
 // The engine's GPU matmul: C = alpha * op(A) @ op(B) + beta * C through the best kernel for
 // the shape: small_splitk (kernels/matmul/small_splitk.cu) for small and skinny outputs, the
-// best versions of the SGEMM ladder (kernels/matmul/) for large ones.
+// best versions of the SGEMM ladder (kernels/matmul/) for large ones, kernels/dot.cu for
+// (1 x K) @ (K x 1); cuBLAS (kernels/vendor/) for every shape under --device cudnn.
 //
 // Napkin math, the seed-000 shapes (batch 32):
 //   small forward  (32 x 784) @ (784 x 128):   6.4 MFLOP, 0.5 MB of operands
@@ -26,23 +27,23 @@
 namespace engine::cuda {
 namespace {
 
-// The engine picks one of four kernels by the shape of C (and K) and the --tf32 setting.
-// Measured on an H100 (docs/kernels/matmul.md, kernel_bench, 2026-11-22 and -23):
+// The engine picks one of five kernels by the shape of C (and K) and the --tf32 setting (the
+// measurements behind each choice: docs/kernels/matmul.md, "The engine's choice"):
 //  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...), and outputs whose
 //    large tiles leave SMs idle with K too shallow to split them (the wide MLP's dW, 1000 x
-//    1000 x 32: 64 tiles of 128 x 128 and one K tile each; v7 took 12.6 us, v4 5.8):
-//    small_splitk. Its 32 x 32 tiles and one-launch split-K target latency; v5's 64 x 64
-//    tiles and a second launch lost to cuBLAS at every seed shape but dX2 (32 x 10 @ 10 x 128).
-//    Measured in a CUDA graph (H100, 2026-11-23): 32x784x128 4.7 us vs cuBLAS 6.7, dW1 2.1 vs
-//    2.7, dX2 1.9 vs 7.1; the wide fwd/dW 8.0/5.6 vs 7.8/5.2 and CIFAR's 22 vs 13.3 still lose.
-//  - large outputs (both sides >= LARGE): the warp-tiled kernel, 2x faster than v5 from
+//    1000 x 32: 64 tiles of 128 x 128 and one K tile each, where v7 lost to the smaller tiles
+//    of v4): small_splitk. Its 32 x 32 tiles and one-launch split-K target latency; v5's
+//    64 x 64 tiles and a second launch lost to cuBLAS at every seed shape but dX2 (32 x 10 @
+//    10 x 128). small_splitk beats cuBLAS on the seed MLP's products; the wide MLP's are about
+//    even, and CIFAR's dense layer, the one bound by arithmetic, still loses.
+//  - large outputs (both sides >= LARGE): the warp-tiled kernel, v7, much faster than v5 from
 //    2048^3 on, with split-K only while its tiles cannot fill the SMs.
 //  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
-//    cp.async big-tile kernel, 90-93% of cuBLAS from 2048^3 on where v7 reaches 76-80%. At
-//    1024^3 its 32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
+//    cp.async big-tile kernel, v8, closer to cuBLAS than v7 from 2048^3 on. At 1024^3 its
+//    32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
 //  - large outputs with --tf32: the tensor-core kernels. With at least a wave of 128 x 256
-//    tiles and K a multiple of 4, v11 (TMA + wgmma, 87% of cuBLAS TF32 at 4096^3 A B^T):
-//    it reads both operands K-major only, so an operand stored the other way is first copied
+//    tiles and K a multiple of 4, v11 (TMA + wgmma, the fastest TF32 rung by far): it reads
+//    both operands K-major only, so an operand stored the other way is first copied
 //    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small (and shallow)
 //    outputs stay FP32 even then: there the time is latency, not arithmetic, and FP32 is exact.
 struct EngineKernel {
@@ -99,8 +100,9 @@ const EngineKernel& large_kernel_for(int M, int N, bool tf32) {
 
 // How many slices of K: enough to give every SM a block, each slice at least min_slice deep.
 // Short slices matter even when SMs are not short: a block walks its K tiles one after the
-// other, each waiting ~1 us for global memory, so a lone (32 x 10 x 128) block took 15 us
-// (ncu, H200, 2026-11-22) where four slices of 32 take a quarter of the chain.
+// other, each waiting ~1 us for global memory, so a lone block over all of K is a long chain
+// where four slices take a quarter of it (measured: docs/kernels/matmul.md, "The engine's
+// choice").
 int split_k_slices(const EngineKernel& kernel, int M, int N, int K) {
   const int64_t tiles = tiles_of(kernel, M, N);
   const int64_t by_sms = (multiprocessor_count() + tiles - 1) / tiles;

@@ -20,8 +20,8 @@
 // channels per thread in 16-byte loads and stores. Forward: the window's max, as above.
 // Backward: each x element lies in one window, so the thread recomputes the window's first
 // maximum from x and writes its whole window of dx, dy there and zeros elsewhere: no y read,
-// no search over covering windows, no divisions per dx element. H100, 2026-11-24, seed 003's
-// first pool under ncu, before: forward 17.2 us, backward (the gather) 59.0 us.
+// no search over covering windows, no divisions per dx element (the general kernels' times on
+// seed 003's first pool, before these paths: docs/results/cnn.md, "Measured: ..., 2026-11-24").
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -53,7 +53,7 @@ PoolArgs pool_args(const Conv2dGeometry& g) {
 
 // Index: the type of the element indices and their decoding. A 64-bit division is a software
 // routine of dozens of instructions, and decoding (n, h, w, c) takes three per element: int
-// wherever the tensors allow it (LaunchIndex below), which is every seed model's layer.
+// wherever the tensors allow it (int_indices below), which is every seed model's layer.
 //
 // x: (batch, in_h, in_w, C), y: (batch, out_h, out_w, C); `count` = y's elements.
 template <typename Index>

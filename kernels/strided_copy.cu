@@ -9,8 +9,8 @@
 //   the real cost: 1.6 GB written, ~0.5 ms.
 //   dense forward mode: a chunk of K tangents (K, 400000) lands in K columns of J: reads are
 //   coalesced, writes are strided by 1000 floats, so each 4-byte write costs a 32-byte
-//   sector: ~8x the bytes of a coalesced copy. Predicted ~4 ms for all of J; measured (ncu,
-//   H100, 2026-11-23) 30 of the mode's 32 ms: 11 and 19 ms for its two big chunks. So that
+//   sector: ~8x the bytes of a coalesced copy. Predicted ~4 ms for all of J; ncu found these
+//   copies most of the mode's time (docs/results/jacobian.md, "On the GPU"). So that
 //   case, a 2-D transpose, has its own kernel: 32 x 32 tiles staged in shared memory, read
 //   along x's contiguous axis and written along y's, both coalesced: 2 x 1.6 GB at ~2.5
 //   TB/s, ~1.3 ms.

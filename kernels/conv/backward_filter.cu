@@ -11,9 +11,9 @@
 // Napkin math, seed 003 (batch 100), FP32 on an H100: the forward's FLOPs, 7.7 GFLOP in all
 // (1.9 G for the 32x32x32 layer), ~0.19 ms at 40 TFLOP/s; reads x and dy once each per column
 // tile of dw (13 + 13 MB for that layer, ~9 us at 3 TB/s: compute-bound), and the workspace
-// (88 x 288 x 32 floats, 3.2 MB) is written and read back once, ~2 us. Seed 004's first
-// layer, 9 x 32 x 86,528 (in_c = 1), reads dy (11 MB) with scalar loads for 50 MFLOP: bound
-// by memory, ~4 us.
+// (88 x 288 x 32 floats, 3.2 MB) is written and read back once, ~2 us. First layers (3x3
+// filters over 1 or 3 channels, such as seed 004's 9 x 32 x 86,528) do not come here: they run
+// backward_filter_few_channels.cu, which suits their 9- or 27-row output.
 #include "kernels/conv/implicit_gemm.cuh"
 
 namespace engine::cuda::conv {

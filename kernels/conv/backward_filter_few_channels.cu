@@ -4,8 +4,8 @@
 // As an implicit GEMM (backward_filter.cu) this is M = 27 rows (9 for gray images), N = out_c
 // columns and a reduction of K = batch*oh*ow, 700,928 for Dogs vs Cats' first layer: the
 // 128-row tiles are a fifth full, and with 3 channels every element of x is a scalar load with
-// its own bounds check. --profile measured it at 0.9 ms per call, 1.3 TFLOP/s, a quarter of
-// that app's device time.
+// its own bounds check: --profile found it at 2% of the FP32 peak and a quarter of that app's
+// device time (docs/results/dogs_vs_cats.md, "Where the step's time goes").
 //
 // Here the reduction is spread over threads instead: a thread owns CH = 2 output channels (one
 // float2 of dy's row) and all 9*C taps, so 18*C accumulators in registers (54 for RGB). The
@@ -18,7 +18,8 @@
 // Napkin math, Dogs vs Cats' first layer (batch 32, 150x150x3, 32 filters), FP32 on an H100:
 // 2 * 700,928 * 27 * 32 = 1.21 GFLOP, ~30 us at 40 TFLOP/s; dy is read once (90 MB, ~35 us at
 // 2.6 TB/s), x (8.6 MB) mostly from L1/L2; the workspace (2 blocks per SM x 27 x 32 floats,
-// 0.9 MB) is written and read once. So ~40-70 us, bound by reading dy, instead of 0.9 ms.
+// 0.9 MB) is written and read once. So ~40-70 us, bound by reading dy: a small fraction of
+// what the implicit GEMM took.
 #include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/gemm.h"
@@ -30,8 +31,9 @@ namespace {
 
 constexpr int THREADS = 256;
 // Output channels per thread. With 4 (a float4 of dy, 108 accumulators for RGB) a thread took
-// 152 registers, one block of 256 fit an SM, and the first layer's call took 0.27 ms on an H100
-// (forcing two blocks: spills, 0.40 ms). With 2, 54 accumulators fit two blocks per SM without spills.
+// 152 registers and one block of 256 fit an SM; forcing two blocks spilled, and both were slower
+// than 2 (measured: docs/results/cnn.md, "Earlier: ..., 2026-11-23"). With 2, 54 accumulators
+// fit two blocks per SM without spills.
 constexpr int CH = 2;
 constexpr int BLOCKS_PER_SM = 2;
 constexpr int MIN_PIXELS_PER_THREAD = 8;  // below this a block is mostly start-up and reduction

@@ -452,14 +452,14 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
 
 // ---- the pipelined TF32 kernel: Tiling::stages 3 or 4 -------------------------------------
 //
-// Why: on an H100 the two-stage TF32 kernel ran the CIFAR CNN's deep layers at 18-30 TFLOP/s
-// (ncu, 2026-11-23: e.g. 101.5 us for the 1.9 GFLOP 32x32x32 forward), a tenth of what mma.sync
-// can do, with 2 blocks of 8 warps per SM and one tile of loads in flight per block: each of
-// the 18-72 K tiles waits for its gather from L2. Here STAGES - 1 tiles are in flight: cp.async
-// copies global -> shared directly (no staging registers, no transposing stores), tile t + S - 1
-// is issued while tile t is multiplied, one barrier per tile. The multiply and the store are the
-// two-stage kernel's (mma_k_tile, store_mma_tiles) on the same values in the same order, so
-// both give the same bits (tests/test_gpu_conv.cpp checks it).
+// Why: on an H100 the two-stage TF32 kernel ran the CIFAR CNN's deep layers at about a tenth of
+// what mma.sync can do (ncu: docs/results/cnn.md, "The TF32 pipeline, measured"), with 2 blocks
+// of 8 warps per SM and one tile of loads in flight per block: each of the 18-72 K tiles waits
+// for its gather from L2. Here STAGES - 1 tiles are in flight: cp.async copies global -> shared
+// directly (no staging registers, no transposing stores), tile t + S - 1 is issued while tile t
+// is multiplied, one barrier per tile. The multiply and the store are the two-stage kernel's
+// (mma_k_tile, store_mma_tiles) on the same values in the same order, so both give the same bits
+// (tests/test_gpu_conv.cpp checks it).
 //
 // Shared memory per stage (StageLayout): an operand whose groups run along k (K_CONTIGUOUS) is
 // stored x-major, rows of BK + 4 = 20 floats, so each 16-byte group is one cp.async; rows of

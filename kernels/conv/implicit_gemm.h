@@ -46,8 +46,9 @@ struct Tiling {
 // The engine's tiling for a pass on a GPU of `sms` SMs (see choose_tiling in implicit_gemm.cu).
 // Its TF32 stages are the device's (kernels/device_caps.h: KernelChoice::conv_tf32_stages, or
 // ENGINE_CONV_TF32_STAGES where set): 3, the cp.async pipeline, where two of its blocks fit an
-// SM. Measured on an H100 (CIFAR-10 CNN --tf32, a step): 1026 us in 3 stages, 1106 in the
-// two-stage kernel (2026-11-25); 1145 in 4 vs 1150 in 3 before later kernel changes (2026-11-24).
+// SM: faster than the two-stage kernel, and as fast as 4 stages in less shared memory
+// (measured: docs/YOUR_GPU.md, "What the other paths cost"; docs/results/cnn.md, "The TF32
+// pipeline, measured").
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms);
 // The stages that text of ENGINE_CONV_TF32_STAGES asks for: `chosen` for none (null or empty),
 // else 2, 3 or 4; anything else is an engine::Error naming the variable.

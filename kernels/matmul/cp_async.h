@@ -1,5 +1,6 @@
 // cp.async (sm_80+): asynchronous global -> shared memory copies that bypass registers, for the
-// ladder's pipelined versions (v8, v9). A thread issues copies, closes them into a group with
+// ladder's pipelined versions (v8, v9, v10) and the pipelined TF32 convolution
+// (kernels/conv/implicit_gemm.cuh). A thread issues copies, closes them into a group with
 // cp_async_commit(), and later waits until at most N of its groups are still in flight; the
 // copies of other threads become visible only after a barrier that follows their wait.
 #pragma once

@@ -118,12 +118,13 @@ struct Version {
   const char* what_changed;  // one line: what this step changes and why it is faster
   bool tf32;                 // uses TF32 tensor cores (less precise than FP32)
   void (*launch)(const Gemm& g, cudaStream_t stream);
-  // Whether this build and device can run it (v10 needs sm_90a code and a compute capability
-  // 9.0 GPU); nullptr: always. Callers skip a version that says no.
+  // Whether this build and device can run it (v8 and v9 need sm_80; v10 and v11 sm_90a code
+  // and a compute capability 9.0 GPU); nullptr: always. Callers skip a version that says no.
   bool (*available)() = nullptr;
 };
 
-// Every version, slowest first; defined in kernels/matmul/versions.cu.
+// Every version, in the ladder's order (v1 first; v10 is slower than v9); defined in
+// kernels/matmul/versions.cu.
 const Version* versions(int* count);
 const Version& version_named(const char* name);  // throws engine::Error if unknown
 

@@ -10,9 +10,10 @@
 //               written
 //   cifar dense (100 x 8192) @ (8192 x 128): 210 MFLOP, 7.5 MB
 // At cuBLAS's 51 TFLOP/s and 3 TB/s these are 0.1-4 us of arithmetic or memory, yet cuBLAS
-// takes 2.7-13 us: none is bound by a roofline. The time goes to latency: the launch (a graph
-// node costs ~2 us: v5 took 3.0 us for two blocks of one K tile), the global loads a block
-// waits for one after another (each K tile's), and SMs left without work.
+// takes several times that (measured: docs/kernels/matmul.md, "The shapes the seed models
+// use"): none is bound by a roofline. The time goes to latency: the launch (a graph node costs
+// ~2 us, most of what v5 took for two blocks of one K tile), the global loads a block waits
+// for one after another (each K tile's), and SMs left without work.
 //
 // What changes from the engine's previous choice (v5's 64 x 64 tiles, split-K, and
 // split_k_reduce as a second launch), and why it is faster:
@@ -39,14 +40,15 @@
 // four schedulers), so at full FFMA rate shared memory is as busy as the FMA pipes: expect
 // ~60-70% of the FMA peak while multiplying (~80 FMA per clock and SM).
 // Predicted per call on an H100 in a graph (~2 us of launch + the rest; tiles x slices =
-// blocks, K tiles per block):
-//   mlp fwd  32x784 @ 784x128         4 x 13 = 52, 2, 52 KB read back   ~4 us    (cuBLAS 6.7)
-//   mlp fwd  32x128 @ 128x10          1 x 4 = 4, 1                      ~3.5 us  (cuBLAS 4.9)
-//   mlp dW1  784x32 @ 32x128 (A^T)    100, 1, no split                  ~2.6 us  (cuBLAS 2.7)
-//   mlp dX2  32x10 @ 10x128 (B^T)     4, 1, no split                    ~2.6 us  (cuBLAS 7.4)
-//   wide fwd 32x1000 @ 1000x1000      32 x 8 = 256, 4, 32 KB            ~5 us    (cuBLAS 7.7)
-//   wide dW  1000x32 @ 32x1000 (A^T)  1024, 1, no split                 ~4 us    (cuBLAS 5.2)
-//   cifar    100x8192 @ 8192x128      16 x 16 = 256, 16, 64 KB          ~10-11 us (cuBLAS 13.3)
+// blocks, K tiles per block; measured beside cuBLAS: docs/kernels/matmul.md, "The shapes the
+// seed models use"):
+//   mlp fwd  32x784 @ 784x128         4 x 13 = 52, 2, 52 KB read back   ~4 us
+//   mlp fwd  32x128 @ 128x10          1 x 4 = 4, 1                      ~3.5 us
+//   mlp dW1  784x32 @ 32x128 (A^T)    100, 1, no split                  ~2.6 us
+//   mlp dX2  32x10 @ 10x128 (B^T)     4, 1, no split                    ~2.6 us
+//   wide fwd 32x1000 @ 1000x1000      32 x 8 = 256, 4, 32 KB            ~5 us
+//   wide dW  1000x32 @ 32x1000 (A^T)  1024, 1, no split                 ~4 us
+//   cifar    100x8192 @ 8192x128      16 x 16 = 256, 16, 64 KB          ~10-11 us
 // cifar is the one bound by arithmetic: 1 M FMA per SM (M = 100 pads to 128 rows) at ~80 a
 // clock is ~7 us; it also reads ~30 MB from L2 (A 4 times, B 4 times), ~4 TB/s over those 7 us.
 //

@@ -2,14 +2,14 @@
 //
 // What changes from v9: the instruction. v9's mma.sync.m16n8k8 is one warp's synchronous
 // 16 x 8 x 8 product of operands the warp has loaded into registers itself: per 16 of them it
-// issues 24 LDS and 24 cvt, and the tensor pipe idles while the warps feed it (ncu: tensor
-// pipe 42% busy, issue slots 58%; 137 TFLOP/s, 36% of cuBLAS). wgmma is one warpgroup's (4
-// warps) asynchronous 64 x 256 x 8 product, 128 x more work per instruction, and the tensor
-// cores read its B operand straight from shared memory through a 64-bit "matrix descriptor"
-// (address, strides, layout): no LDS, no registers, and the warps are free while it runs.
-// The accumulators stay in registers (64 x 256 floats: 128 a thread). Issue, completion and
-// visibility are explicit: wgmma.fence, commit_group, wait_group and fence.proxy.async (see
-// "Synchronisation" below, and the main loop).
+// issues 24 LDS and 24 cvt, and the tensor pipe idles while the warps feed it (ncu's readings
+// and v9's speed: docs/kernels/matmul.md, "Behind the rungs' comments"). wgmma is one
+// warpgroup's (4 warps) asynchronous 64 x 256 x 8 product, 128 x more work per instruction,
+// and the tensor cores read its B operand straight from shared memory through a 64-bit "matrix
+// descriptor" (address, strides, layout): no LDS, no registers, and the warps are free while
+// it runs. The accumulators stay in registers (64 x 256 floats: 128 a thread). Issue,
+// completion and visibility are explicit: wgmma.fence, commit_group, wait_group and
+// fence.proxy.async (see "Synchronisation" below, and the main loop).
 //
 // The transpose problem. For .tf32, operands in shared memory must be K-major (k contiguous;
 // only 16-bit types may be transposed by the hardware). A stored (M, K) is; B stored (K, N),
@@ -71,16 +71,17 @@
 // operand and move ~2.1 GB): at an L2 bandwidth of 5.5-7 TB/s, 460-590 us, i.e. 230-300
 // TFLOP/s is the ceiling of this design, L2-bound, before any latency left uncovered. DRAM
 // (~300 MB: B is read again by each wave of 132 blocks) is far from a limit.
-// Expected speed: about what the racy version measured, 120 TFLOP/s (v9: 136), not the
-// ceiling: the fix changes no data movement and keeps as much tensor work queued (three
-// k-steps of each warpgroup, 6 x 128 clocks at peak, while a warp loads its next fragment;
-// ptxas adds 16 registers, no spills). That version spent ~4000 clocks per K tile where the
-// napkin allows ~1000-1500; the suspects to read in ncu first: the barrier per K tile and the
-// cp.async issue (12 copies and their addresses per thread) on the warps that also feed the
-// tensor cores, fence.proxy.async if it waits for the next tile's copies still in flight, and
-// tensor-core reads of the unswizzled S layout (shared-memory wavefronts per request). What
-// would close the gap, in that order: a producer warp with TMA and mbarriers (no barrier, no
-// copy instructions on the MMA warps, no proxy fence), the 128-byte swizzle, 2-CTA clusters.
+// Expected speed: about what the racy version measured, a little below v9
+// (docs/kernels/matmul.md, "Behind the rungs' comments"), not the ceiling: the fix changes no
+// data movement and keeps as much tensor work queued (three k-steps of each warpgroup, 6 x 128
+// clocks at peak, while a warp loads its next fragment; ptxas adds 16 registers, no spills).
+// That version spent ~4000 clocks per K tile where the napkin allows ~1000-1500; the suspects
+// to read in ncu first: the barrier per K tile and the cp.async issue (12 copies and their
+// addresses per thread) on the warps that also feed the tensor cores, fence.proxy.async if it
+// waits for the next tile's copies still in flight, and tensor-core reads of the unswizzled S
+// layout (shared-memory wavefronts per request). What would close the gap, in that order: a
+// producer warp with TMA and mbarriers (no barrier, no copy instructions on the MMA warps, no
+// proxy fence), the 128-byte swizzle, 2-CTA clusters.
 //
 // Tiles: 128 (P) x 256 (Q) x 32 (K) per block; 256 threads = 2 warpgroups, each 64 x 256 with
 // four wgmma.m64n256k8 per K tile. Every thread also issues cp.async copies: no producer

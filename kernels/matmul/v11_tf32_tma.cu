@@ -6,7 +6,8 @@
 // What changes from v10. v10 had every thread both copy (12 cp.async a tile, their addresses,
 // cp.async.wait, fence.proxy.async, a block-wide barrier per K tile) and multiply (16 LDS and
 // 16 cvt a tile for its register operand, and a wgmma wait per k-step so that the next
-// fragment may overwrite the registers): 117 TFLOP/s, slower than v9's 136. Here:
+// fragment may overwrite the registers): slower than v9 (docs/kernels/matmul.md, the ladder
+// table). Here:
 //   - copies: one thread issues 2 or 3 TMA instructions per 48 KB stage (cp.async.bulk.tensor:
 //     a 2-D box of a tensor map built on the host; edges of the matrix come back zero-filled:
 //     no per-element addresses or predicates in the main loop);
@@ -72,12 +73,13 @@
 // here (v9 and v10 round one or both with cvt.rna first): per product a relative error below
 // 2^-9 (plus 2^-20), within the test's TF32 bound (tests/test_matmul_ladder.cpp).
 //
-// Measured (H100, 2026-11-23, kernel_bench): correct on every case of test_matmul_ladder from
-// the first GPU run, but 167 TFLOP/s at 4096^3 A B^T, 43% of cuBLAS TF32. The SASS showed
-// why: each consumer warp's arrival on the cluster's "empty" barriers, written with
-// .release.cluster, compiled to MEMBAR.ALL.GPU before the arrival, twice per K tile, and a
-// warp waiting on a GPU-wide fence issues no wgmma. With CTA-scope release and acquire (see
-// mbarrier_arrive_cluster): 342 TFLOP/s, 87% of cuBLAS TF32 (2048^3 79%, 8192^3 84%).
+// History: correct on every case of test_matmul_ladder from the first GPU run, but at under
+// half of cuBLAS TF32. The SASS showed why: each consumer warp's arrival on the cluster's
+// "empty" barriers, written with .release.cluster, compiled to MEMBAR.ALL.GPU before the
+// arrival, twice per K tile, and a warp waiting on a GPU-wide fence issues no wgmma. CTA-scope
+// release and acquire (see mbarrier_arrive_cluster) about doubled the speed (measured, before
+// and after: docs/kernels/matmul.md, the ladder table's v11 row and "Behind the rungs'
+// comments").
 #include <cuda.h>          // CUtensorMap and its enums (types only: nothing links libcuda)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 
@@ -191,9 +193,9 @@ __device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
 // The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
 // shared::cta address into that block's shared::cluster address). Release at CTA scope, not
 // cluster scope: the arrival only says "my wgmmas have finished reading this stage", an order
-// the wgmma wait already established, and .release.cluster compiles to MEMBAR.ALL.GPU (a
-// round trip to L2) before each arrival: two per warp and K tile, measured at 167 TFLOP/s
-// with them on 2026-11-23.
+// the wgmma wait already established, and .release.cluster compiles to MEMBAR.ALL.GPU (a round
+// trip to L2) before each arrival: two per warp and K tile, which halved the speed (see the
+// header).
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank) {
   SM90A_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
           "mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),

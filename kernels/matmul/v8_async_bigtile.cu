@@ -2,14 +2,15 @@
 // outputs of a 128 x 256 block tile; three K tiles are in shared memory at once, two of them
 // still arriving while the third is multiplied.
 //
-// What changes from v7, and why. Nsight Compute at 4096^3 on an H100 (docs/results/logs/
-// ncu_gemm_4096_h100/) says the FP32 GEMM is bound by instruction issue: cuBLAS
-// (256 x 128 x 8 tiles, 8 warps, 254 registers, 1 block per SM) keeps the issue slots 88% busy
-// at 2.2 cycles per instruction and warp; v7 69% at 5.5 with twice the warps. They issue 1.13
-// and 1.16 instructions per FFMA, so the difference is stalls, and v7's suspect is shared memory:
-// a warp's LDS.128 returns 512 bytes, 4 cycles of the SM's 128 bytes a cycle (2 when lane
-// pairs share an address, see the lane layout), and v7 needs 4 of them per 64 FFMA cycles of
-// its sub-partition, so at full FFMA rate the four sub-partitions would ask for 75-100% of it.
+// What changes from v7, and why. Nsight Compute at 4096^3 on an H100 says the FP32 GEMM is
+// bound by instruction issue: cuBLAS (256 x 128 x 8 tiles, 8 warps, 254 registers, 1 block per
+// SM) keeps the issue slots busier than v7 does with twice the warps, though both issue about
+// the same instructions per FFMA (the readings: docs/kernels/matmul.md, the ladder table and
+// "Behind the rungs' comments"). So the difference is stalls, and v7's suspect is shared
+// memory: a warp's LDS.128 returns 512 bytes, 4 cycles of the SM's 128 bytes a cycle (2 when
+// lane pairs share an address, see the lane layout), and v7 needs 4 of them per 64 FFMA cycles
+// of its sub-partition, so at full FFMA rate the four sub-partitions would ask for 75-100% of
+// it.
 // Four changes:
 //  (1) A 16 x 8 thread tile (v7: 8 x 8): 128 FFMA per 6 LDS.128 per k step, a quarter fewer
 //      shared-memory cycles per FFMA, and 128 accumulators. With double-buffered fragments
@@ -34,11 +35,12 @@
 //      cache.
 //
 // Napkin math, 4096^3: 137 GFLOP; cuBLAS 51.7 TFLOP/s (2.66 ms); the FP32 pipes' peak
-// 132 SMs x 128 FMA/clk x 2 FLOP ~ 67 TFLOP/s at 1.98 GHz, of which cuBLAS keeps the FMA pipe
-// 78% busy. Per thread and tile (PTX, A (M, K), B (K, N)): 1024 FFMA, 48 LDS.128 and ~100
+// 132 SMs x 128 FMA/clk x 2 FLOP ~ 67 TFLOP/s at 1.98 GHz, most of which cuBLAS's FMA pipe
+// uses. Per thread and tile (PTX, A (M, K), B (K, N)): 1024 FFMA, 48 LDS.128 and ~100
 // others (address and loop arithmetic, 2 cp.async, 1 LDG, 4 STS, wait, barrier): 87% FFMA,
-// as cuBLAS's 88%. Shared memory: 6 LDS.128 per 128 FFMA, 12-24 of the SM's cycles per 128
-// cycles of one sub-partition, x 4 sub-partitions: 37-75% of its rate at full FFMA rate.
+// about as in cuBLAS's kernel (its ncu readings: docs/kernels/matmul.md). Shared memory: 6
+// LDS.128 per 128 FFMA, 12-24 of the SM's cycles per 128 cycles of one sub-partition, x 4
+// sub-partitions: 37-75% of its rate at full FFMA rate.
 // L2 -> shared: 12 KB per block and tile for 524 kFLOP (43 FLOP/byte): 3.2 GB in all, ~1.1
 // TB/s at 46 TFLOP/s, far below L2 bandwidth. Latency: a cp.async has two tiles (2 x 2048
 // issue cycles of its sub-partition, ~2 us) to land, a staged load one (~1 us); an L2 or DRAM

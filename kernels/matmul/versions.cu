@@ -11,7 +11,7 @@
 namespace engine::cuda::matmul {
 
 // Defined one per file, kernels/matmul/v<N>_<name>.cu.
-// -- v1..v4 --
+// -- v1..v5 --
 void v1_naive(const Gemm& g, cudaStream_t stream);
 void v2_coalesced(const Gemm& g, cudaStream_t stream);
 void v3_smem_tiling(const Gemm& g, cudaStream_t stream);
@@ -36,7 +36,7 @@ bool has_cp_async() { return device_caps().kernels.cp_async; }
 bool has_tf32_mma() { return device_caps().kernels.tf32_mma && device_caps().kernels.cp_async; }
 
 const Version VERSIONS[] = {
-    // -- v1..v4 --
+    // -- v1..v5 --
     {"v1_naive", "one thread per output, threadIdx.x -> row: A loads and C stores strided",
      false, v1_naive},
     {"v2_coalesced", "threadIdx.x -> column: B loads and C stores coalesce, A is broadcast",
@@ -88,11 +88,12 @@ __global__ void split_k_reduce_kernel(const float* __restrict__ partial, int sli
 
 // Narrow C: a bias gradient is 32-128 sums of ~264 chunk partials (kernels/activation.cu,
 // kernels/conv/backward_filter_few_channels.cu), a first layer's dw 864 of 264. One thread per
-// element would be one block whose threads each wait on 264 loads from L2 in turn: 18.5 us
-// for 32 columns (ncu, H100, 2026-11-24), whatever the unrolling. Here a block takes 32
-// consecutive elements and its 32 warps split the slices: warp w adds slices w, w + 32, ... in
-// order (lane l: element l; one 128-byte load per warp and slice), then warp 0 adds the 32
-// warps' sums in order. 264 slices are 9 loads per thread; the order is fixed, so the bits are.
+// element would be one block whose threads each wait on 264 loads from L2 in turn, slow
+// whatever the unrolling (measured: docs/results/cnn.md, "Measured: ..., 2026-11-24", the
+// split_k_reduce row). Here a block takes 32 consecutive elements and its 32 warps split the
+// slices: warp w adds slices w, w + 32, ... in order (lane l: element l; one 128-byte load per
+// warp and slice), then warp 0 adds the 32 warps' sums in order. 264 slices are 9 loads per
+// thread; the order is fixed, so the bits are.
 constexpr int64_t WIDE_OUTPUTS = 65536;
 constexpr int NARROW_GROUPS = 32;  // warps per block, each one group of slices
 

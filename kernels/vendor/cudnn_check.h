@@ -1,7 +1,7 @@
 // CHECK_CUDNN: the cuDNN member of the error macro family (kernels/cuda_check.h). A failed call
 // throws engine::DeviceError naming the call, the file and the line, cuDNN's status and its
 // last error message, e.g.
-//   cuDNN error: cudnnConvolutionForward(...) failed at kernels/vendor/cudnn_conv.cu:210:
+//   cuDNN error: cudnnConvolutionForward(...) failed at .../kernels/vendor/cudnn_conv.cu:416:
 //   CUDNN_STATUS_NOT_SUPPORTED (...)
 #pragma once
 #include <cudnn.h>

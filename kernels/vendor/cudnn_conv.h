@@ -6,9 +6,9 @@
 // Everything runs on the CUDA backend's stream, and nothing here calls cudaMalloc once an
 // algorithm is chosen (workspaces come from the caching allocator), so a training step that
 // calls these can be recorded into a CUDA graph. The algorithm for each geometry is chosen on
-// the first call: measured (cudnnFind*) when the stream is not being recorded, else cuDNN's
-// heuristic ranking; nn's fit() runs its first step op by op, so the measured choice is the
-// one recorded.
+// the first call: measured (cudnnFind*Ex on the call's own operands, two rounds) when the
+// stream is not being recorded, else cuDNN's heuristic ranking; nn's fit() runs its first step
+// op by op, so the measured choice is the one recorded.
 //
 // `tf32`: FP32 convolutions may run on TF32 tensor cores, as PyTorch allows cuDNN by default;
 // without it they are strict FP32 (FMA only).
