@@ -59,7 +59,8 @@ void add_flags(CLI::App& app, Options& o) {
       ->excludes(quick);
   app.add_option("--devices", o.devices, "ours to run, of cpu, gpu, cudnn (default: every one usable here)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"cpu", "gpu", "cudnn"}));
+      ->check(CLI::IsMember({"cpu", "gpu", "cudnn"}))
+      ->default_str("every usable one");
   app.add_option("--report", o.report, "the Markdown report to write");
   app.add_option("--plots-dir", o.plots_dir,
                  "the plots' scripts, data and images (default: results/bench beside the report)");
@@ -78,12 +79,14 @@ void add_flags(CLI::App& app, Options& o) {
   app.add_option("--scripts-dir", o.scripts_dir, "the source tree's scripts/ folder");
   app.add_option("--child-timeout", o.child_timeout,
                  "seconds any one run may take (default: the plan's, ~4x its expected time)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->default_str("the plan's");
   app.add_option("--budget", o.budget,
                  "seconds for all the runs: none is started that would end later, at the pace so far "
                  "(default: 280 in the default setting, to end within 5 minutes; none with --quick "
                  "and --full; 0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("280; none with --quick, --full");
   app.add_flag("--no-plot", o.no_plot, "write the gnuplot scripts but do not run gnuplot");
   app.add_flag("--dry-run", o.dry_run, "print every command with its time limit and run nothing");
 }
@@ -141,13 +144,16 @@ Config make_config(const Options& o, Setting setting, std::vector<std::string>& 
   c.bin_dir = fs::absolute(o.bin_dir.empty() ? fs::read_symlink("/proc/self/exe").parent_path()
                                              : fs::path(o.bin_dir)).string();
   c.work_dir = o.work_dir;
-  if (c.work_dir.empty()) {
+  if (c.work_dir.empty() && o.dry_run) {
+    // --dry-run runs nothing: the commands name the folder a run would make, and none is made.
+    c.work_dir = (fs::temp_directory_path() / "engine-bench-XXXXXX").string();
+  } else if (c.work_dir.empty()) {
     std::string pattern = (fs::temp_directory_path() / "engine-bench-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw apps::UsageError("cannot make a work folder " + pattern);
     c.work_dir = pattern;
   }
   c.work_dir = fs::absolute(c.work_dir).string();
-  fs::create_directories(fs::path(c.work_dir) / "json");  // the apps write their records there
+  if (!o.dry_run) fs::create_directories(fs::path(c.work_dir) / "json");  // the apps write their records there
   c.plots_dir = fs::absolute(o.plots_dir.empty() ? fs::path(o.report).parent_path() / "results" / "bench"
                                                  : fs::path(o.plots_dir)).string();
   c.data_dir = fs::absolute(o.data_dir).string();

@@ -64,9 +64,16 @@ std::string mib(size_t bytes) {
   return buf;
 }
 
-// "1 direction", "3 directions".
+// "1 direction", "3 directions", "1 backward pass", "40000 backward passes".
 std::string count(int64_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  const std::string word = noun;
+  const auto ends_with = [&word](const char* tail) {
+    const size_t k = std::char_traits<char>::length(tail);
+    return word.size() >= k && word.compare(word.size() - k, k, tail) == 0;
+  };
+  const bool sibilant = ends_with("s") || ends_with("x") || ends_with("z") || ends_with("ch") ||
+                        ends_with("sh");
+  return std::to_string(n) + " " + word + (n == 1 ? "" : sibilant ? "es" : "s");
 }
 
 std::string milliseconds(double seconds) {

@@ -60,7 +60,8 @@ struct SweepOptions : apps::SweepOptions {
 
 void add_flags(CLI::App& app, SweepOptions& o) {
   apps::add_sweep_flags(app, o);
-  app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...)")
+  apps::accept_exponent_notation(
+      app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...; 1e7 works)"))
       ->check(CLI::Range(int64_t{100}, int64_t{1'000'000'000}));
   app.add_option("--max-square", o.max_square,
                  "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
@@ -495,16 +496,33 @@ void write_panel(std::ostream& gp, const std::vector<Result>& results,
   gp << "unset arrow\nunset label\n";
 }
 
+// Whether a dot panel has something to draw beyond what the first panel shows: a curve of a GPU
+// device (a CPU-only run has no generated operands and no copies: those panels stay out).
+bool panel_has_gpu_curve(const std::vector<Result>& results, const std::vector<Target>& targets,
+                         const std::string& variant) {
+  return std::any_of(targets.begin(), targets.end(), [&](const Target& t) {
+    return t.name != "cpu" && has_curve(results, "dot", t.name, variant);
+  });
+}
+
 void write_figures(std::ostream& gp, const std::vector<Result>& results,
                    const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
                    const std::string& stem, const std::string& format) {
-  gp << apps::gnuplot_terminal(format, "1650,520") << "\n";
+  const bool generate = panel_has_gpu_curve(results, targets, "generate+matmul");
+  const bool copies = panel_has_gpu_curve(results, targets, "copies+matmul");
+  const int panels = 1 + (generate ? 1 : 0) + (copies ? 1 : 0);
+  gp << apps::gnuplot_terminal(format, std::to_string(550 * panels) + ",520") << "\n";
   gp << "set output '" << stem << "." << format << "'\n";
-  gp << "set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per call'\n";
+  gp << "set multiplot layout 1," << panels
+     << " title 'c = a . b, a [1,n], b [n,1]: median time per call'\n";
   gp << "set xlabel 'n'\nset ylabel 'ms'\n";
   write_panel(gp, results, targets, crossovers, "dot", "matmul", "matmul only (data on the device)");
-  write_panel(gp, results, targets, crossovers, "dot", "generate+matmul", "random normal a, b + matmul");
-  write_panel(gp, results, targets, crossovers, "dot", "copies+matmul", "with host <-> device copies");
+  if (generate) {
+    write_panel(gp, results, targets, crossovers, "dot", "generate+matmul", "random normal a, b + matmul");
+  }
+  if (copies) {
+    write_panel(gp, results, targets, crossovers, "dot", "copies+matmul", "with host <-> device copies");
+  }
   gp << "unset multiplot\nset output\n";
   if (!has_curve(results, "square", targets.front().name, "matmul")) return;
   gp << apps::gnuplot_terminal(format, "800,560") << "\n";

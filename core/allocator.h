@@ -1,7 +1,7 @@
 // Device memory comes from a caching allocator: a freed block is kept in a free list keyed
 // by its size and handed out again to the next request of that size. A training step with
 // the same shapes makes the same requests, so after the first step nothing reaches the
-// system allocator (malloc/cudaMalloc) (DESIGN.md section 3).
+// system allocator (malloc/cudaMalloc).
 //
 // A recorded CUDA graph writes to the addresses it was recorded with every time it is
 // replayed, so the blocks it uses must never be handed to anyone else while it lives. A

@@ -8,6 +8,9 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/forwarding_backend.h"
@@ -50,6 +53,32 @@ std::string si(double value, const char* unit) {
 }
 
 namespace {
+thread_local const char* g_scope = nullptr;
+}  // namespace
+
+ProfileScope::ProfileScope(const char* name) : outer_(g_scope) { g_scope = name; }
+ProfileScope::~ProfileScope() { g_scope = outer_; }
+const char* current_profile_scope() { return g_scope; }
+
+namespace {
+
+// The copies' names say "host" and "device"; on the CPU both are host memory and each copy is
+// a memcpy into, out of or within a tensor: the row says so.
+// A matmul of one row by one column ("1xK @ Kx1") is a dot product, g . g in the NaN check:
+// its row says so.
+const char* op_name(const char* op, const std::string& shape, bool cpu) {
+  const std::string name = op;
+  if (name == "matmul" && shape.rfind("1x", 0) == 0 && shape.size() > 2 &&
+      shape.compare(shape.size() - 2, 2, "x1") == 0 && shape.find("^T") == std::string::npos) {
+    return "matmul as a dot (1xK . Kx1)";
+  }
+  if (!cpu) return op;
+  if (name == "copy host->device") return "copy into a tensor (memcpy)";
+  if (name == "copy device->host") return "copy out of a tensor (memcpy)";
+  if (name == "copy device->device") return "copy within tensors (memcpy)";
+  if (name == "copy host->device (pinned, async)") return "copy into a tensor (memcpy, pinned)";
+  return op;
+}
 
 constexpr size_t MAX_PENDING = 4096;  // timer pairs kept before they are read and reused
 
@@ -60,6 +89,7 @@ class ProfilingBackend final : public ForwardingBackend {
   explicit ProfilingBackend(Backend& inner)
       : ForwardingBackend(inner),
         peaks_(cached_peaks(inner)),
+        cpu_(inner.device().is_cpu()),
         start_(std::chrono::steady_clock::now()) {
     inner.reset_timers();
   }
@@ -94,11 +124,12 @@ class ProfilingBackend final : public ForwardingBackend {
   };
 
   void around_op(const OpCall& call, const OpRun& run) override {
-    const std::string key = std::string(call.op) + '\0' + call.shape;
+    const char* scope = g_scope != nullptr ? g_scope : "";
+    const std::string key = std::string(call.op) + '\0' + call.shape + '\0' + scope;
     auto found = index_.find(key);
     if (found == index_.end()) {
       found = index_.emplace(key, rows_.size()).first;
-      rows_.push_back({call.op, call.shape, 0, 0.0, call.cost});
+      rows_.push_back({op_name(call.op, call.shape, cpu_), call.shape, 0, 0.0, call.cost, scope});
     }
     const uint64_t start = inner().record_timer();
     run();
@@ -117,6 +148,7 @@ class ProfilingBackend final : public ForwardingBackend {
   }
 
   MeasuredPeaks peaks_;
+  bool cpu_;
   std::chrono::steady_clock::time_point start_;
   std::map<std::string, size_t> index_;
   std::vector<OpProfile> rows_;
@@ -207,11 +239,12 @@ void print_profile(std::ostream& out, const Profile& p, size_t rows) {
     const double flops_rate = per_call > 0 ? r.cost.flops / per_call : 0.0;
     const double bytes_rate = per_call > 0 ? r.cost.bytes / per_call : 0.0;
     const std::string v = verdict(r, p.peaks);
+    const std::string op = r.scope.empty() ? r.op : r.scope + ": " + r.op;
     const double peak_share =
         v == "compute-bound" ? flops_rate / p.peaks.flops_per_s : bytes_rate / p.peaks.bytes_per_s;
     std::snprintf(line, sizeof line,
                   "%-31.31s %-34.34s %8lld %9.4f %5.1f%% %10s %10s %9.1f %9.1f %5.1f%%  %s\n",
-                  r.op.c_str(), r.shape.c_str(), static_cast<long long>(r.calls), r.seconds,
+                  op.c_str(), r.shape.c_str(), static_cast<long long>(r.calls), r.seconds,
                   p.op_seconds > 0 ? 100.0 * r.seconds / p.op_seconds : 0.0,
                   si(r.cost.flops, "").c_str(), si(r.cost.bytes, "B").c_str(), flops_rate / 1e9,
                   bytes_rate / 1e9, 100.0 * peak_share, v.c_str());
@@ -222,6 +255,30 @@ void print_profile(std::ostream& out, const Profile& p, size_t rows) {
                   static_cast<long long>(rest_calls), rest_seconds,
                   p.op_seconds > 0 ? 100.0 * rest_seconds / p.op_seconds : 0.0);
     out << line;
+  }
+  // Where the run opened ProfileScopes (forward, backward, optimizer, ...): the time per scope,
+  // most time first.
+  std::vector<std::pair<std::string, double>> scopes;
+  bool any_scope = false;
+  for (const OpProfile& r : p.ops) {
+    const std::string name = r.scope.empty() ? "(no scope)" : r.scope;
+    any_scope = any_scope || !r.scope.empty();
+    auto it = std::find_if(scopes.begin(), scopes.end(),
+                           [&name](const auto& s) { return s.first == name; });
+    if (it == scopes.end()) scopes.emplace_back(name, r.seconds);
+    else it->second += r.seconds;
+  }
+  if (any_scope) {
+    std::sort(scopes.begin(), scopes.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    out << "By scope:";
+    for (size_t i = 0; i < scopes.size(); ++i) {
+      std::snprintf(line, sizeof line, "%s %s %.4f s (%.0f%%)", i ? "," : "",
+                    scopes[i].first.c_str(), scopes[i].second,
+                    p.op_seconds > 0 ? 100.0 * scopes[i].second / p.op_seconds : 0.0);
+      out << line;
+    }
+    out << "\n";
   }
   std::snprintf(line, sizeof line,
                 "Ops took %.3f s of device time in %.3f s of wall time since profiling began "

@@ -33,7 +33,26 @@ struct OpProfile {
   int64_t calls = 0;
   double seconds = 0.0;  // device time, summed over calls
   OpCost cost;           // per call
+  std::string scope = {};  // the innermost ProfileScope the calls ran in ("forward"); "" if none
 };
+
+// Names what the ops called while it lives do, for --profile: each row keeps the innermost
+// scope open on the calling thread (a matmul in "forward" and one in "backward" are two rows),
+// the table shows it before the op ("backward: matmul") and a line sums the time per scope
+// ("By scope: forward 0.012 s (31%), backward ..."). Free when nothing is profiled: two
+// pointer writes. `name` must outlive the scope (a string literal).
+class ProfileScope {
+ public:
+  explicit ProfileScope(const char* name);
+  ~ProfileScope();
+  ProfileScope(const ProfileScope&) = delete;
+  ProfileScope& operator=(const ProfileScope&) = delete;
+
+ private:
+  const char* outer_;
+};
+// The innermost open ProfileScope's name on this thread, or nullptr.
+const char* current_profile_scope();
 
 struct Profile {
   std::string device;  // the backend's name

@@ -1,5 +1,5 @@
 // make_dogs_cats: writes a synthetic stand-in for Kaggle's "Dogs vs. Cats" photographs, in the
-// folder layout of the Keras blog post that seed 004 follows (DESIGN.md sections 1 and 8):
+// folder layout of the Keras blog post that article 004 follows (docs/SOURCES.md):
 //
 //   DIR/train/cats/cat.0.jpg ... cat.999.jpg          DIR/train/dogs/dog.0.jpg ... dog.999.jpg
 //   DIR/validation/cats/cat.1000.jpg ... cat.1399.jpg DIR/validation/dogs/dog.1000.jpg ...
@@ -851,7 +851,7 @@ void prepare_folders(const Settings& s) {
 }
 
 // A note beside train/ and validation/ that the tree is synthetic, with what made it: an app that
-// reads the tree can say so in its output (DESIGN.md section 8).
+// reads the tree can say so in its output.
 void write_note(const Settings& s) {
   const fs::path path = s.out / "SYNTHETIC.txt";
   std::ofstream note(path);

@@ -1,4 +1,4 @@
-// One error macro family for every CUDA call (DESIGN.md section 4). A failure throws
+// One error macro family for every CUDA call. A failure throws
 // engine::CudaError (a DeviceError: apps exit with status 2) naming the call, the file and the
 // line, and CUDA's own description, e.g.
 //   CUDA error: cudaMalloc(&splitk_counters_, counter_bytes) failed at

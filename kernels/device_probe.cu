@@ -2,7 +2,7 @@
 // 4-cycle FMA latency on each of an SM's 4 schedulers) for 4,096 iterations; 4 blocks of 256
 // threads per SM. On an H100 SXM (132 SMs, 128 FP32 lanes each, ~1.98 GHz boost) the
 // datasheet figure is 132 x 128 x 2 x 1.98e9 = 67 TFLOP/s. Copy: cudaMemcpyAsync of 1 GiB
-// device to device, counting bytes read plus bytes written (DESIGN.md's 3.0 TB/s on H100).
+// device to device, counting bytes read plus bytes written (an H100 is specified at about 3 TB/s).
 // Launch: 1,000 launches of an empty kernel back to back, timed on the device: the floor
 // under any kernel, ~2-4 us on a current GPU. Host <-> device: 256 MiB each way from and into
 // pinned memory (PCIe 5 x16: ~50 GB/s at best per direction).

@@ -1,6 +1,6 @@
 // A model's parameters in one contiguous buffer, gradients in a second of the same layout.
 // Each layer holds views into them, so one optimizer call updates every parameter, one
-// fill zeroes every gradient, and one write saves the model (DESIGN.md section 3).
+// fill zeroes every gradient, and one write saves the model.
 #pragma once
 #include <cmath>
 #include <string>

@@ -5,6 +5,7 @@
 #include "core/autograd.h"
 #include "core/nvtx.h"
 #include "core/ops.h"
+#include "core/profiler.h"
 #include "core/rng.h"
 #include "nn/sequential.h"
 
@@ -64,16 +65,19 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
   ctx.step = step_;
   Tensor logits, losses;
   {
-    NvtxRange forward_range("forward");
+    NvtxRange forward_range("forward");  // Nsight's timeline
+    ProfileScope forward_scope("forward");  // --profile's rows
     losses = batch_losses(*this, loss_, x, y, ctx, &logits);
   }
   {
-    NvtxRange backward_range("backward");
+    NvtxRange backward_range("backward");  // Nsight's timeline
+    ProfileScope backward_scope("backward");  // --profile's rows
     mean(losses).backward();
     zero_unreached_grads();
   }
   {
-    NvtxRange optimizer_range("optimizer");
+    NvtxRange optimizer_range("optimizer");  // Nsight's timeline
+    ProfileScope optimizer_scope("optimizer");  // --profile's rows
     optimizer_->step(store_, step_);
     step_.backend().increment(step_);
   }

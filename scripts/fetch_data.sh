@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Puts the datasets the apps and tests read (DESIGN.md section 8) into DATA_DIR:
+# Puts the datasets the apps and tests read (docs/USING.md, "Data") into DATA_DIR:
 #
 #   scripts/fetch_data.sh [DATA_DIR]        (default: data/ under the repository root)
 #

@@ -28,7 +28,7 @@ expect_text "$report" "# Benchmark report" "## Machine" "| CPU |" "| BLAS |" "##
   "## MNIST MLP (seed 000)" "## CIFAR-10 CNN (seed 003)" "## MNIST CNN (seed 004)" \
   "## Dogs vs Cats (seed 004)" "## Jacobian of a tanh MLP (seed 001)" \
   "## Matmul sweep, [1,n] x [n,1] (seed 002)" "## Where the GPU overtakes the CPU (apps/crossover)" \
-  "## What was run" "| small model | cpu |" "| 526 s (i5-3210M) |" "000_62564c554c7b8d76.txt:73"
+  "## What was run" "| small model | cpu |" "| 526 s (i5-3210M) |" "docs/SOURCES.md, article 000"
 # Every run ended well, and each left its log and record.
 if grep -E "^\| [0-9]+ \|" "$report" | grep -v "| ok |"; then
   echo "FAIL: a run above did not end with ok"; failures=$((failures + 1))

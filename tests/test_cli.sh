@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command-line contract of apps/mnist_mlp (DESIGN.md section 1): bad flags and an
+# The command-line contract of apps/mnist_mlp (docs/USING.md): bad flags and an
 # unusable device exit with status 2 and one line; a short run writes its --json record and
 # its weights, and --load evaluates them again to the same accuracy.
 # Usage: test_cli.sh PATH/TO/mnist_mlp DATA_DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The command-line contract of the CNN apps (apps/cifar10_cnn, apps/mnist_cnn; DESIGN.md
-# section 1): bad flags and an unusable device exit with status 2 and one line; a one-epoch
+# The command-line contract of the CNN apps (apps/cifar10_cnn, apps/mnist_cnn;
+# docs/USING.md): bad flags and an unusable device exit with status 2 and one line; a one-epoch
 # run of 3 steps on the CPU prints the Keras summary with the model's parameter count, the
 # seconds per epoch and writes its --json record; --load evaluates the saved weights again to
 # the same accuracy.

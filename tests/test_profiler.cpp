@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/ops.h"
 #include "core/profiler.h"
@@ -101,4 +103,42 @@ TEST_CASE("a profiled CPU run counts every call and times it") {
   CHECK(p.peaks.flops_per_s > 0.0);
   CHECK(p.peaks.bytes_per_s > 0.0);
   CHECK(p.wall_seconds >= p.op_seconds);
+}
+
+TEST_CASE("profiled CPU run: scopes split rows and sum per scope; no host->device copy; a dot") {
+  engine::enable_profiling(engine::Device::cpu());
+  const Tensor a = Tensor::full({8, 4}, 1.0f), b = Tensor::full({4, 2}, 2.0f);
+  {
+    engine::ProfileScope forward("forward");
+    (void)engine::matmul(a, b);
+    {
+      engine::ProfileScope inner("nan check g.g");
+      CHECK(std::string(engine::current_profile_scope()) == "nan check g.g");
+      const Tensor g = Tensor::full({1, 300}, 1.0f), h = Tensor::full({300, 1}, 1.0f);
+      (void)engine::matmul(g, h);
+    }
+    CHECK(std::string(engine::current_profile_scope()) == "forward");
+  }
+  CHECK(engine::current_profile_scope() == nullptr);
+  const std::vector<float> values(16, 1.0f);
+  (void)Tensor::from_vector(values, {4, 4});  // a copy into a tensor: memory to memory on the CPU
+  const engine::Profile p = engine::collect_profile(engine::Device::cpu());
+  bool forward_row = false, dot_row = false;
+  for (const OpProfile& r : p.ops) {
+    CHECK(r.op.find("host->device") == std::string::npos);
+    if (r.op == "matmul" && r.shape == "8x4 @ 4x2" && r.scope == "forward") forward_row = true;
+    if (r.shape == "1x300 @ 300x1" && r.scope == "nan check g.g") {
+      dot_row = true;
+      CHECK(r.op.find("dot") != std::string::npos);
+    }
+  }
+  CHECK(forward_row);
+  CHECK(dot_row);
+  std::ostringstream out;
+  engine::print_profile(out, p, 100);
+  const std::string text = out.str();
+  CHECK(text.find("forward: matmul") != std::string::npos);
+  CHECK(text.find("By scope:") != std::string::npos);
+  CHECK(text.find("nan check g.g ") != std::string::npos);
+  CHECK(text.find("host->device") == std::string::npos);
 }

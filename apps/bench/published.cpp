@@ -18,43 +18,43 @@ struct Entry {
 // timed together): divided by 10, they are per epoch with a tenth of the evaluation added.
 const Entry TABLE[] = {
     {"mnist_mlp", "small", "cpu",
-     {5.24, "i5-6200U", "52.4 s for 10 epochs + evaluate", "000_62564c554c7b8d76.txt:73 (CPU: line 14)"}},
+     {5.24, "i5-6200U", "52.4 s for 10 epochs + evaluate", "docs/SOURCES.md, article 000"}},
     {"mnist_mlp", "small", "gpu cudnn",
-     {12.28, "GeForce 940M", "122.8 s for 10 epochs + evaluate", "000_62564c554c7b8d76.txt:74 (GPU: line 15)"}},
+     {12.28, "GeForce 940M", "122.8 s for 10 epochs + evaluate", "docs/SOURCES.md, article 000"}},
     {"mnist_mlp", "wide", "cpu",
-     {39.0, "i5-6200U", "390.0 s for 10 epochs + evaluate", "000_62564c554c7b8d76.txt:140"}},
+     {39.0, "i5-6200U", "390.0 s for 10 epochs + evaluate", "docs/SOURCES.md, article 000"}},
     {"mnist_mlp", "wide", "gpu cudnn",
-     {22.44, "GeForce 940M", "224.4 s for 10 epochs + evaluate", "000_62564c554c7b8d76.txt:141"}},
+     {22.44, "GeForce 940M", "224.4 s for 10 epochs + evaluate", "docs/SOURCES.md, article 000"}},
 
     // Seed 001: torch.autograd.functional.jacobian's loop, wall time; the hardware is not named.
     {"jacobian_mlp", "val=100", "cpu",
-     {11.1, "CPU not stated", "Wall time: 11.1 s (val = 100, CPU)", "001_7173efcd1d1f1b20.txt:41"}},
+     {11.1, "CPU not stated", "Wall time: 11.1 s (val = 100, CPU)", "docs/SOURCES.md, article 001"}},
     {"jacobian_mlp", "val=100", "gpu cudnn",
-     {19.5, "GPU not stated", "Wall time: 19.5 s (val = 100, GPU)", "001_7173efcd1d1f1b20.txt:78"}},
+     {19.5, "GPU not stated", "Wall time: 19.5 s (val = 100, GPU)", "docs/SOURCES.md, article 001"}},
     {"jacobian_mlp", "val=1000", "cpu",
-     {524.0, "CPU not stated", "Wall time: 8min 44s (val = 1000, CPU)", "001_7173efcd1d1f1b20.txt:91"}},
+     {524.0, "CPU not stated", "Wall time: 8min 44s (val = 1000, CPU)", "docs/SOURCES.md, article 001"}},
     {"jacobian_mlp", "val=1000", "gpu cudnn",
-     {192.0, "GPU not stated", "Wall time: 3min 12s (val = 1000, GPU)", "001_7173efcd1d1f1b20.txt:91"}},
+     {192.0, "GPU not stated", "Wall time: 3min 12s (val = 1000, GPU)", "docs/SOURCES.md, article 001"}},
 
-    // Seed 003 (Keras on TensorFlow, seconds per epoch). Its Colab TPU figure (382 s, line 30)
-    // has no counterpart here.
-    {"cifar10_cnn", "", "cpu", {320.0, "i5-8250u", "320s/epoch", "003_eabdd9a49abab59e.txt:32"}},
-    {"cifar10_cnn", "", "cpu", {36.0, "i7-9700k", "36s/epoch", "003_eabdd9a49abab59e.txt:34"}},
-    {"cifar10_cnn", "", "gpu cudnn", {36.0, "MX150", "36s/epoch", "003_eabdd9a49abab59e.txt:36"}},
-    {"cifar10_cnn", "", "gpu cudnn", {16.0, "Colab GPU", "16s/epoch", "003_eabdd9a49abab59e.txt:38"}},
-    {"cifar10_cnn", "", "gpu cudnn", {9.0, "GTX 1060", "9s/epoch", "003_eabdd9a49abab59e.txt:40"}},
-    {"cifar10_cnn", "", "gpu cudnn", {4.0, "GTX 1080 Ti", "4s/epoch", "003_eabdd9a49abab59e.txt:42"}},
+    // Seed 003 (Keras on TensorFlow, seconds per epoch). Its Colab TPU figure (382 s) has no
+    // counterpart here.
+    {"cifar10_cnn", "", "cpu", {320.0, "i5-8250u", "320s/epoch", "docs/SOURCES.md, article 003"}},
+    {"cifar10_cnn", "", "cpu", {36.0, "i7-9700k", "36s/epoch", "docs/SOURCES.md, article 003"}},
+    {"cifar10_cnn", "", "gpu cudnn", {36.0, "MX150", "36s/epoch", "docs/SOURCES.md, article 003"}},
+    {"cifar10_cnn", "", "gpu cudnn", {16.0, "Colab GPU", "16s/epoch", "docs/SOURCES.md, article 003"}},
+    {"cifar10_cnn", "", "gpu cudnn", {9.0, "GTX 1060", "9s/epoch", "docs/SOURCES.md, article 003"}},
+    {"cifar10_cnn", "", "gpu cudnn", {4.0, "GTX 1080 Ti", "4s/epoch", "docs/SOURCES.md, article 003"}},
 
-    // Seed 004 (Keras on Theano, seconds per epoch; the laptop: line 57). cuDNN 5.0 and 5.1
-    // gave the same times (lines 23/25, 47/49); 5.1's are quoted.
-    {"dogs_vs_cats", "", "cpu", {526.0, "i5-3210M", "526s per epoch", "004_ebe5068ea9851d87.txt:19"}},
-    {"dogs_vs_cats", "", "gpu", {41.0, "GT 640M", "41s per epoch", "004_ebe5068ea9851d87.txt:21"}},
+    // Seed 004 (Keras on Theano, seconds per epoch, on one laptop). cuDNN 5.0 and 5.1 gave the
+    // same times; 5.1's are quoted.
+    {"dogs_vs_cats", "", "cpu", {526.0, "i5-3210M", "526s per epoch", "docs/SOURCES.md, article 004"}},
+    {"dogs_vs_cats", "", "gpu", {41.0, "GT 640M", "41s per epoch", "docs/SOURCES.md, article 004"}},
     {"dogs_vs_cats", "", "cudnn",
-     {38.0, "GT 640M + cuDNN 5.1", "38s per epoch", "004_ebe5068ea9851d87.txt:25"}},
-    {"mnist_cnn", "", "cpu", {58.0, "i5-3210M", "58s per epoch", "004_ebe5068ea9851d87.txt:43"}},
-    {"mnist_cnn", "", "gpu", {18.0, "GT 640M", "18s per epoch", "004_ebe5068ea9851d87.txt:45"}},
+     {38.0, "GT 640M + cuDNN 5.1", "38s per epoch", "docs/SOURCES.md, article 004"}},
+    {"mnist_cnn", "", "cpu", {58.0, "i5-3210M", "58s per epoch", "docs/SOURCES.md, article 004"}},
+    {"mnist_cnn", "", "gpu", {18.0, "GT 640M", "18s per epoch", "docs/SOURCES.md, article 004"}},
     {"mnist_cnn", "", "cudnn",
-     {9.0, "GT 640M + cuDNN 5.1", "9s per epoch", "004_ebe5068ea9851d87.txt:49"}},
+     {9.0, "GT 640M + cuDNN 5.1", "9s per epoch", "docs/SOURCES.md, article 004"}},
 };
 
 bool lists(const char* devices, const std::string& device) {

@@ -1,5 +1,5 @@
-// The times the source articles published (../shared/seeds/), each with the seed file and line
-// it comes from, in one table, so that the report can set ours beside them.
+// The times the source articles published (docs/SOURCES.md), each with the article it comes
+// from, in one table, so that the report can set ours beside them.
 #pragma once
 #include <string>
 #include <vector>

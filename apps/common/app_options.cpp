@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 
@@ -59,7 +61,8 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
           ->check(CLI::ExistingFile);
   app.add_option("--learning-rate,--lr", o.learning_rate,
                  "the optimizer's learning rate (default: the article's, Keras' default)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->default_str("the article's");
 
   o.app_name = app.get_name();
   CLI::Option* checkpoint = app.add_option(
@@ -118,7 +121,33 @@ Device apply_common_options(const CommonOptions& o) {
   return device;
 }
 
+// capture_default_str() is in CLI11 2.0 and later (Ubuntu 22.04 has 2.1.2, Debian 12 2.3.1);
+// flags show no default, options without a value (empty strings, empty lists) neither.
+void show_defaults_in_help(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->get_default_str().empty()) continue;  // named in words: keep them
+    option->capture_default_str();
+    if (option->get_default_str() == "[]") option->default_str("");
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) show_defaults_in_help(*sub);
+}
+
+CLI::Option* accept_exponent_notation(CLI::Option* option) {
+  return option->transform([](std::string text) {
+    if (text.find_first_of("eE.") == std::string::npos) return text;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    // Not a number, or not a whole one that an int64 holds: left as it is, for the check to refuse.
+    if (end == text.c_str() || *end != '\0' || !std::isfinite(value) || value != std::floor(value) ||
+        std::fabs(value) > 9.0e18) {
+      return text;
+    }
+    return std::to_string(static_cast<long long>(value));
+  });
+}
+
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  show_defaults_in_help(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

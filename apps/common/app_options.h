@@ -1,4 +1,4 @@
-// The flags every app shares (DESIGN.md section 1) and the small things every app does with
+// The flags every app shares (docs/USING.md) and the small things every app does with
 // them: pick the device, set threads and log level, turn errors into one line and an exit
 // status, write the --json record.
 #pragma once
@@ -91,6 +91,15 @@ class Interrupted : public std::runtime_error {
 // 128 + its signal; any other engine::Error prints one line and returns 1; --help prints
 // help and returns 0.
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+
+// Lets an integer option take "1e7" or "2.5e6" as well as "10000000" (the value must be a whole
+// number; "1.5" stays an error). Call it on the option before its range check runs: a transform
+// runs before every check whenever it was added.
+CLI::Option* accept_exponent_notation(CLI::Option* option);
+
+// --help shows each option's default ("--epochs INT=10"); run_app calls it before parsing.
+// Options whose default reads better in words set default_str("...") and keep it.
+void show_defaults_in_help(CLI::App& app);
 
 // What every --json record holds about the machine and the run's settings.
 nlohmann::json machine_record(const CommonOptions& options, Device device);

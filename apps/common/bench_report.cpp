@@ -60,7 +60,10 @@ std::string show_article(const std::vector<Published>& figures) {
   return out;
 }
 
-std::string show_article_ratios(const Row& row) {
+// --quick times a few steps: an epoch estimated from them is no yardstick for an article's
+// figure, so --quick shows none of those ratios.
+std::string show_article_ratios(const Row& row, bool quick) {
+  if (quick && !row.article.empty()) return "— (--quick)";
   if (row.article.empty() || !row.ours.seconds) return "—";
   std::string out;
   for (const Published& p : row.article) {
@@ -82,7 +85,7 @@ bool has_labels(const Experiment& e) {
   return std::any_of(e.rows.begin(), e.rows.end(), [](const Row& r) { return !r.label.empty(); });
 }
 
-void write_table(std::ostream& md, const Experiment& e) {
+void write_table(std::ostream& md, const Experiment& e, bool quick) {
   const bool labels = has_labels(e);
   md << "| " << (labels ? "case | " : "") << "device | ours | vs our cpu | PyTorch | ours vs PyTorch "
      << "| article | ours vs article |\n|" << (labels ? "---|" : "") << "---|---:|---:|---:|---:|---|---|\n";
@@ -96,7 +99,7 @@ void write_table(std::ostream& md, const Experiment& e) {
     if (r.ours.seconds && r.pytorch.seconds) vs_pytorch = speed_ratio(*r.ours.seconds, *r.pytorch.seconds);
     md << "| " << (labels ? cell(r.label) + " | " : "") << r.device << " | " << cell(show(r.ours))
        << " | " << vs_cpu << " | " << cell(show(r.pytorch)) << " | " << vs_pytorch << " | "
-       << cell(show_article(r.article)) << " | " << show_article_ratios(r) << " |\n";
+       << cell(show_article(r.article)) << " | " << show_article_ratios(r, quick) << " |\n";
   }
 }
 
@@ -119,7 +122,7 @@ void write_details(std::ostream& md, const Experiment& e) {
     for (const std::string& line : how) md << "- " << line << "\n";
   }
   if (!sources.empty()) {
-    md << "\nThe article's figures (in `../shared/seeds/`):\n";
+    md << "\nThe article's figures (docs/SOURCES.md describes each article):\n";
     for (const std::string& line : sources) md << "- " << line << "\n";
   }
   if (!e.notes.empty()) md << "\n";
@@ -282,7 +285,7 @@ ReportFiles write_report(const Report& report, const std::string& markdown_path,
   for (size_t i = 0; i < plots.size(); ++i) write_plot_links(md, plots[i], relative, drawn[i]);
   for (const Experiment& e : report.experiments) {
     md << "\n## " << e.title << "\n\n" << e.metric << "; " << e.setting << "\n\n";
-    if (!e.rows.empty()) write_table(md, e);
+    if (!e.rows.empty()) write_table(md, e, report.setting.rfind("--quick", 0) == 0);
     write_details(md, e);
   }
   write_children(md, report);

@@ -23,7 +23,7 @@ struct Published {
   double seconds = 0.0;  // in the experiment's metric (a total over 10 epochs becomes per epoch)
   std::string hardware;  // "i5-6200U"; "not stated"
   std::string quote;     // what the article says: "52.4 s for 10 epochs + evaluate"
-  std::string source;    // seed file and line: "000_62564c554c7b8d76.txt:73"
+  std::string source;    // the article it comes from: "docs/SOURCES.md, article 000"
 };
 
 // One line of an experiment's table: one case (a model, a size) on one of our devices.

@@ -63,11 +63,23 @@ bool run_gnuplot(const std::string& script, bool no_plot) {
                 script.c_str(), name.c_str(), dir.c_str());
     return false;
   }
-  const std::string command = "cd '" + dir.string() + "' && '" + gnuplot->string() + "' '" + name + "'";
+  // gnuplot's warnings (a font it lacks, an empty range) go to a log beside the script, not
+  // into the app's output; a line says where when there are any.
+  const fs::path log = fs::path(with_extension((dir / name).string(), ".gnuplot.log"));
+  const std::string command = "cd '" + dir.string() + "' && '" + gnuplot->string() + "' '" + name +
+                              "' 2> '" + log.filename().string() + "'";
   const int status = std::system(command.c_str());
+  std::error_code error;
+  const bool said_something = fs::exists(log, error) && fs::file_size(log, error) > 0;
   if (status != 0) {
-    std::printf("Plot: gnuplot failed (status %d) on %s\n", status, script.c_str());
+    std::printf("Plot: gnuplot failed (status %d) on %s; its messages: %s\n", status,
+                script.c_str(), log.c_str());
     return false;
+  }
+  if (said_something) {
+    std::printf("Plot: gnuplot's warnings are in %s\n", log.c_str());
+  } else {
+    fs::remove(log, error);
   }
   return true;
 }

@@ -73,6 +73,18 @@ Warmup warmup_of(const nn::History& history) {
   }
   return warmup;
 }
+
+// 60000 -> "60,000".
+std::string grouped(int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out = n < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 void print_epoch_seconds(const nn::History& history, int64_t train_samples, int64_t batch_size,
@@ -255,6 +267,16 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
     // Pre-flight (nn/memory_estimate.h): a batch the device cannot hold is refused now, with
     // the sizes, not by an out-of-memory error inside the first step.
     nn::preflight_training_memory(model, std::min(options.batch_size, train.size()));
+    // --steps-per-epoch: say at the start how much of the set an epoch really trains.
+    const int64_t batch = std::max<int64_t>(options.batch_size, 1);
+    const int64_t full_steps = (train.size() + batch - 1) / batch;
+    if (options.steps_per_epoch > 0 && options.steps_per_epoch < full_steps) {
+      const int64_t samples = std::min(options.steps_per_epoch * batch, train.size());
+      std::printf("Epochs cut to %lld of %lld steps (--steps-per-epoch): %s of %s samples an epoch\n",
+                  static_cast<long long>(options.steps_per_epoch),
+                  static_cast<long long>(full_steps), grouped(samples).c_str(),
+                  grouped(train.size()).c_str());
+    }
     if (plan.validation != nullptr) {
       std::printf("Train on %lld samples, validate on %lld samples\n",
                   static_cast<long long>(train.size()),

@@ -4,7 +4,7 @@
 //
 // Napkin math (FP32, FLOPs count a multiply-add as 2):
 //   matmul n:     2 n^3 FLOP; copies a, b in and c out: 12 n^2 bytes. At n = 4096: 137 GFLOP,
-//                 2.7 ms at cuBLAS' 51.6 TFLOP/s on an H100 (DESIGN.md), against 201 MB of
+//                 2.7 ms at cuBLAS' 51.6 TFLOP/s on an H100, against 201 MB of
 //                 copies: ~8 ms at an assumed 25 GB/s from pageable host memory (the copies
 //                 curve measures it). Copies grow as n^2 and work as n^3, but at every n this
 //                 sweep reaches the copies would still take longer than the product.

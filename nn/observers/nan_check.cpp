@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "nn/observers/checkpoints.h"
 #include "nn/observers/observers.h"
 #include "nn/sequential.h"
@@ -23,6 +24,7 @@ void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
   const ParameterStore& store = run.model.parameters();
   const double loss = run.running.loss_sum.item();
   const int64_t n = store.count();
+  const ProfileScope scope("NaN check: g.g");
   store.grads.backend().matmul(store.grads.view({1, n}), false, store.grads.view({n, 1}), false,
                                grad_check_, 1.0f, 0.0f);
   if (std::isfinite(loss) && std::isfinite(grad_check_.item())) return;
