@@ -10,14 +10,19 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 has() { grep -qF -- "$2" "$1" || fail "$1 lacks: $2"; }
 lacks() { if grep -qF -- "$2" "$1"; then fail "$1 has: $2"; fi; }
 
+# FILE FLAG VALUE: FLAG's help line shows VALUE as its default, as CLI11 writes it: "=10"
+# (CLI11 2.1, 2.3) or "[10]" (2.4 and later).
+has_default() {
+  grep -F -- "$2 " "$1" | grep -qF -e "=$3" -e "[$3]" || fail "$1: $2 lacks its default $3"
+}
 "$bin/apps/mnist_mlp" --help > "$tmp/help" || fail "mnist_mlp --help"
-has "$tmp/help" "=10"            # --epochs
-has "$tmp/help" "=32"            # --batch-size
-has "$tmp/help" "=data"          # --data-dir
-has "$tmp/help" "=42"            # --seed
-has "$tmp/help" "=the article's" # --learning-rate, not =0
+has_default "$tmp/help" --epochs 10
+has_default "$tmp/help" --batch-size 32
+has_default "$tmp/help" --data-dir data
+has_default "$tmp/help" --seed 42
+has "$tmp/help" "the article's"  # --learning-rate's default in words, not 0
 "$bin/apps/matmul_sweep" --help > "$tmp/sweep_help" || fail "matmul_sweep --help"
-has "$tmp/sweep_help" "=100000000"
+has_default "$tmp/sweep_help" --max-n 100000000
 
 "$bin/apps/mnist_mlp" --cpu --threads 2 --data-dir "$data" --epochs 1 --steps-per-epoch 3 \
   --batch-size 32 > "$tmp/cut" 2>&1 || fail "mnist_mlp --steps-per-epoch 3"
