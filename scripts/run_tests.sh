@@ -10,8 +10,9 @@ scripts/fetch_data.sh data
 jobs=$(nproc)
 # Where nvcc is installed but no GPU is visible, the tests can run no GPU code: they compile it
 # for the two ends of the range alone (Turing, with its guards for sm_80 instructions; Hopper,
-# with the sm_90a kernels), not for the main job's five architectures, which take several times
-# as long on two cores. With a GPU, configure builds for it (cmake/EngineCudaArchitectures.cmake).
+# with the sm_90a kernels), not for the main job's five architectures, which take longer, twice
+# over (docs/YOUR_GPU.md, "The fat binary"). With a GPU, configure builds for it
+# (cmake/EngineCudaArchitectures.cmake).
 # Its own build folder, so that run_main.sh's build/ keeps the default choice.
 cuda=()
 nvidia-smi > /dev/null 2>&1 || cuda=(-DCMAKE_CUDA_ARCHITECTURES="75-real;90-real")
