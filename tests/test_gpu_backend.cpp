@@ -2,7 +2,7 @@
 // op-by-op step computes, the steady state never reaches cudaMalloc, a partial last batch
 // is handled, running out of device memory is a DeviceError (exit status 2 in apps), and the
 // measuring parts (timers, the peaks probe, --breakdown) run here, where compute-sanitizer
-// covers them (scripts/device_sanitize.sh).
+// covers them (scripts/gpu/sanitize.sh).
 // Runs only with a GPU (gpu_skip_main.cpp reports "Skipped" otherwise).
 #include <doctest/doctest.h>
 

@@ -221,7 +221,7 @@ TEST_CASE("gpu jacobian: the seed MLP at val=100, every batched mode against the
 
 // The seed's way: one backward pass per output, 40,000 of them. Its kernels are the batched
 // modes' (and the loop's on small nets, in the central-differences case); its size makes it the
-// slowest case under compute-sanitizer, which scripts/device_sanitize.sh runs on its own.
+// slowest case under compute-sanitizer, which scripts/gpu/sanitize.sh runs on its own.
 TEST_CASE("gpu jacobian: the seed MLP at val=100, the loop of backward passes against the CPU") {
   if (!gpu_or_skip()) return;
   check_seed_mlp_at_val_100(JacobianMode::Loop, false);

@@ -167,7 +167,7 @@ void check_small_splitk(const Case& c, bool ta, bool tb, int k_slice, int64_t of
 // A version this build or GPU cannot run (Version::available) is skipped, and says so.
 // ENGINE_MATMUL_VERSIONS=v1_naive,v8_async_bigtile tests only the versions it names: for one
 // kernel under work, or to spread a slow compute-sanitizer run over several processes
-// (scripts/device_sanitize.sh).
+// (scripts/gpu/sanitize.sh).
 bool named_in_environment(const char* name) {
   const char* list = std::getenv("ENGINE_MATMUL_VERSIONS");
   if (list == nullptr || *list == '\0') return true;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine for the matmul work (issue 4): build, every test (GPU ones
 # included), compute-sanitizer over the GPU tests, apps/kernel_bench and apps/matmul_sweep
-# with their CSVs under OUT_DIR. Usage: scripts/device_run_matmul.sh DATA_DIR OUT_DIR [quick]
+# with their CSVs under OUT_DIR. Usage: scripts/gpu/run_matmul.sh DATA_DIR OUT_DIR [quick]
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}; mode=${3:-full}
 # Only a few files come back from the GPU machine: the logs go into one tarball at the end.

@@ -3,7 +3,7 @@
 # for this machine, a PTX-only build for 80-virtual (the non-Hopper kernels, JIT-compiled by the
 # driver here), the sm_80 and sm_75 kernel choices forced with ENGINE_MAX_COMPUTE_CAPABILITY,
 # and a build with sm_80 machine code only, which must refuse with exit status 2.
-# Usage: scripts/device_portability.sh OUT_DIR PHASE [DATA_DIR]
+# Usage: scripts/gpu/portability.sh OUT_DIR PHASE [DATA_DIR]
 #   build  configure and build the three trees (build-native, build-ptx80, build-sass80)
 #   test   the GPU suites in each mode, memcheck over the parity suite in the PTX build, the refusal
 #   bench  seed MLP and CIFAR-10 CNN --tf32 per mode, 3 runs each; the PTX build's first-run JIT
@@ -11,7 +11,7 @@
 #          kernel that GPUs of 100 KB shared memory per SM get (RTX 30/40, L4)
 #   fat    the build configure chooses where no GPU is visible (every architecture), its GPU suites
 #   final  build-native again, every suite, and the GPU suites with the choices of 8.0 and 7.5
-#   memcheck  compute-sanitizer memcheck over every GPU suite of build-native (scripts/device_sanitize.sh)
+#   memcheck  compute-sanitizer memcheck over every GPU suite of build-native (scripts/gpu/sanitize.sh)
 # Logs and this output go to OUT_DIR/portability_<phase>.tgz (few files come back from the GPU machine).
 set -uo pipefail
 out=${1:?out dir}; phase=${2:?phase}; data=${3:-.devdata}; [ -d "$data" ] || data=data
@@ -111,12 +111,12 @@ final)
   ;;
 memcheck)
   [ -x build-native/tests/test_gpu_parity ] || configure_and_build native  # a fresh machine
-  # The Jacobian's 40,000-pass loop apart: device_sanitize.sh runs it first, by itself.
+  # The Jacobian's 40,000-pass loop apart: scripts/gpu/sanitize.sh runs it first, by itself.
   { for s in test_gpu_parity test_gpu_backend test_gpu_dot test_gpu_augment test_gpu_conv \
              test_gpu_vendor test_matmul_ladder; do echo "memcheck $s"; done
     echo "memcheck test_gpu_jacobian -tc=*loop?of?backward?passes*"
     echo "memcheck test_gpu_jacobian -tce=*loop?of?backward?passes*"; } > /tmp/memcheck_jobs
-  scripts/device_sanitize.sh build-native "$logs" 300 /tmp/memcheck_jobs
+  scripts/gpu/sanitize.sh build-native "$logs" 300 /tmp/memcheck_jobs
   ;;
 *) echo "phase: build, test, bench, more, fat, final or memcheck"; exit 2 ;;
 esac

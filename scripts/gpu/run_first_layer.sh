@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The few-channels filter-gradient kernel on the GPU machine: the conv tests and memcheck over
 # them, then the apps whose first layer uses it (Dogs vs Cats, the CIFAR-10 and MNIST CNNs),
-# with the Dogs-vs-Cats profile. Usage: scripts/device_run_first_layer.sh DATA_DIR OUT_DIR
+# with the Dogs-vs-Cats profile. Usage: scripts/gpu/run_first_layer.sh DATA_DIR OUT_DIR
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}
 cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build and measure the seed-000 MNIST MLP on the GPU machine: our CPU engine next to PyTorch
-# on the same host, same data, same model. Usage: scripts/device_run_mnist.sh DATA_DIR OUT_DIR
+# on the same host, same data, same model. Usage: scripts/gpu/run_mnist.sh DATA_DIR OUT_DIR
 # Every step has its own time limit so one slow step cannot eat the whole device session.
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}

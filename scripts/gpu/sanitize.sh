@@ -3,7 +3,7 @@
 # and misaligned accesses, leaks of device memory), racecheck (shared-memory hazards between
 # threads of a block), initcheck (reads of device memory nothing wrote) and synccheck (barriers
 # that not every thread reaches). One summary line per tool and suite into OUT/sanitize.txt.
-# Usage: scripts/device_sanitize.sh BUILD_DIR OUT_DIR [SECONDS_PER_RUN [JOBS_FILE]] (after a CUDA build)
+# Usage: scripts/gpu/sanitize.sh BUILD_DIR OUT_DIR [SECONDS_PER_RUN [JOBS_FILE]] (after a CUDA build)
 #   JOBS_FILE: lines "TOOL SUITE [ENV=VALUE] [doctest flags]" to run instead of the full set,
 #   e.g. the runs an earlier call had to cut: "racecheck test_gpu_conv --first=3".
 #

@@ -5,7 +5,7 @@
 # under LOOP_CAP seconds, else it reports the estimate); the same experiment in PyTorch on
 # the same host. Prints a compact summary; every log and JSON record goes into ONE tarball,
 # OUT_DIR/jacobian_logs.tgz, with the summary also in OUT_DIR/jacobian_summary.txt.
-# Usage: scripts/device_run_jacobian.sh DATA_DIR OUT_DIR [full|ours|quick|cpu]
+# Usage: scripts/gpu/run_jacobian.sh DATA_DIR OUT_DIR [full|ours|quick|cpu]
 #   full: everything; ours: no PyTorch; quick: tests + GPU runs at val=100/1000, no CPU bench;
 #   cpu: the CPU runs only (no tests, no PyTorch), to fit one call's time limit.
 # Environment: LOOP_CAP (default 90) seconds for either loop; REPEATS (default 5).

@@ -3,7 +3,7 @@
 # build-gpu, check its analysis, run the full sweep (every workload; the CPU on all host
 # threads, our GPU kernels and cuBLAS/cuDNN in all three variants) and leave its CSV, gnuplot
 # script, PNG/SVG (where the machine has gnuplot; else run `gnuplot crossover.gp` on the
-# copies), --json record and log in OUT_DIR. Usage: scripts/device_run_crossover.sh OUT_DIR
+# copies), --json record and log in OUT_DIR. Usage: scripts/gpu/run_crossover.sh OUT_DIR
 #
 # Budget (~3 minutes of sweep on an H100 host): the GPU's times are microseconds to a few
 # milliseconds; the CPU's largest sizes dominate (matmul n = 4096: 137 GFLOP, conv 256 channels:

@@ -3,7 +3,7 @@
 # Fashion-MNIST, RUNS runs with --breakdown and RUNS without, alternated so that both see the
 # same machine, each 5 epochs; prints every run's median step and, with --breakdown, its last
 # epoch's line and the share of the wall in measured parts.
-# Usage: scripts/device_breakdown_cost.sh LOG_DIR [RUNS] [extra mnist_mlp flags]
+# Usage: scripts/gpu/breakdown_cost.sh LOG_DIR [RUNS] [extra mnist_mlp flags]
 #   BUILD (default build-gpu) must hold apps/mnist_mlp; DATA_DIR (default .devdata, else data).
 set -uo pipefail
 logs=${1:?log dir}; runs=${2:-3}; shift $(( $# < 2 ? $# : 2 ))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nsight Compute on the 4096^3 GEMMs: our best FP32 and TF32 versions next to cuBLAS's
 # kernels, with the sections that say what limits each (issue rate, stalls, memory).
-# Usage: scripts/device_ncu_matmul.sh OUT_DIR VERSIONS KERNEL_REGEX... (after a build in
+# Usage: scripts/gpu/ncu_matmul.sh OUT_DIR VERSIONS KERNEL_REGEX... (after a build in
 # build-gpu): VERSIONS as kernel_bench --versions takes them, one report per regex.
 set -uo pipefail
 out=${1:?out dir}; versions=${2:?versions}

@@ -2,7 +2,7 @@
 # One call on the GPU machine: build, run every test (GPU tests included), compute-sanitizer
 # over the GPU tests and a short GPU training run, then the seed-000 benchmark: our GPU (graph
 # and --no-graph), our CPU and PyTorch (GPU and CPU) on the same host, same data.
-# Usage: scripts/device_run_gpu.sh DATA_DIR OUT_DIR [full|sanitize]
+# Usage: scripts/gpu/run_gpu.sh DATA_DIR OUT_DIR [full|sanitize]
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}; mode=${3:-full}
 threads=$(nproc)

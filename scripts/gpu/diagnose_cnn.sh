@@ -11,7 +11,7 @@
 #   3. with SECTIONS=1, ncu's sections (speed of light, occupancy, warp stalls, memory) for
 #      the implicit-GEMM convolutions of one step: what limits each (latency, issue, memory);
 #   4. kernel_bench --conv-only: every conv layer pass, ours vs cuDNN, FP32 and TF32.
-# Usage: scripts/device_diagnose_cnn.sh OUT_DIR [DATA_DIR]   (builds build-gpu when its apps
+# Usage: scripts/gpu/diagnose_cnn.sh OUT_DIR [DATA_DIR]   (builds build-gpu when its apps
 # are missing; DATA_DIR default .devdata, as scripts/fetch_data.sh fills it)
 set -uo pipefail
 out=${1:?out dir}; data=${2:-.devdata}

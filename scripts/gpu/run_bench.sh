@@ -5,7 +5,7 @@
 # results/bench/, every run's log and --json record in work/), and pack it all into
 # OUT_DIR/bench.tgz, since only a few files come back from that machine. That machine has no
 # gnuplot: draw the plots here with `tar xzf bench.tgz && cd results/bench && gnuplot *.gp`.
-# Usage: scripts/device_run_bench.sh OUT_DIR [DATA_DIR]   (DATA_DIR: fetch_data.sh's; default .devdata)
+# Usage: scripts/gpu/run_bench.sh OUT_DIR [DATA_DIR]   (DATA_DIR: fetch_data.sh's; default .devdata)
 set -uo pipefail
 out=${1:?out dir}; data=${2:-.devdata}
 mkdir -p "$out"

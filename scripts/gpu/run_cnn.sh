@@ -3,7 +3,7 @@
 # Keras MNIST CNN, each with our kernels (FP32 and --tf32), on cuDNN (--device cudnn), on our
 # CPU, and PyTorch on the same host (cuda with its TF32 default and with --no-tf32, cpu).
 # CIFAR-10 is synthetic there (not packaged), which times the same work as the real set.
-# Usage: scripts/device_run_cnn.sh DATA_DIR OUT_DIR   (DATA_DIR from scripts/fetch_data.sh)
+# Usage: scripts/gpu/run_cnn.sh DATA_DIR OUT_DIR   (DATA_DIR from scripts/fetch_data.sh)
 # Every step has its own time limit so one slow step cannot eat the whole device session; CPU
 # runs are cut to a few steps per epoch and the apps extrapolate the whole epoch.
 set -uo pipefail

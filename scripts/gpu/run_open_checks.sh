@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The GPU checks the evening of 2026-11-23 left open, in one call on the GPU machine (~6 min):
 #   1. memcheck over the engine's --tf32 v11 path (test_matmul_ladder's engine cases: K-major
-#      copies through strided_copy, then v11) (issue 4; the whole suite: device_sanitize.sh);
+#      copies through strided_copy, then v11) (issue 4; the whole suite: scripts/gpu/sanitize.sh);
 #   2. --breakdown on the seed-000 MLP, and the same run without it (its overhead), against the
 #      acceptance "the named buckets explain >= 95% of the wall time" (issue 8,
-#      scripts/device_breakdown_cost.sh);
+#      scripts/gpu/breakdown_cost.sh);
 #   3. the soak run, 200 GPU epochs and 20 CPU epochs (issue 9, scripts/soak.sh);
 #   4. ncu's kernel times of 3 op-by-op steps, to cross-check the breakdown's device time.
-# Usage: scripts/device_run_open_checks.sh OUT_DIR   (carry .devdata for the Fashion-MNIST files)
+# Usage: scripts/gpu/run_open_checks.sh OUT_DIR   (carry .devdata for the Fashion-MNIST files)
 # Every step has its own time limit; everything lands in OUT_DIR/open_checks.tgz.
 set -uo pipefail
 out=${1:?out dir}
@@ -27,7 +27,7 @@ timeout 150 compute-sanitizer --tool memcheck build-gpu/tests/test_matmul_ladder
   > "$logs/memcheck_engine_matmul.txt" 2>&1; echo "rc $?"
 grep -E "ERROR SUMMARY|test cases" "$logs/memcheck_engine_matmul.txt"
 echo "== 2. --breakdown on the seed-000 MLP: its cost and the share of the wall it explains"
-BUILD=build-gpu DATA_DIR="$data" scripts/device_breakdown_cost.sh "$logs/breakdown" 3
+BUILD=build-gpu DATA_DIR="$data" scripts/gpu/breakdown_cost.sh "$logs/breakdown" 3
 
 echo "== 3. soak: 200 GPU epochs, 20 CPU epochs"
 BUILD=build-gpu DATA_DIR="$data" timeout 180 scripts/soak.sh "$logs/soak" -- --threads "$threads" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --profile on the GPU machine (issue 8): the op tables of the seed-000 MLP and of Dogs vs
 # Cats on our kernels, the MLP's also on the CPU, and compute-sanitizer over a profiled run.
-# Usage: scripts/device_run_profile.sh DATA_DIR OUT_DIR   (after scripts/device_run_dogs.sh built
+# Usage: scripts/gpu/run_profile.sh DATA_DIR OUT_DIR   (after scripts/gpu/run_dogs.sh built
 # build-dev and wrote /tmp/dogs_cats)
 set -uo pipefail
 data=${1:?data dir}; out=${2:?out dir}

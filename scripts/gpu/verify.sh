@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU machine's proof for a commit: a native build (warnings counted), every ctest suite
 # with the GPU present, and compute-sanitizer's four tools over the GPU suites
-# (scripts/device_sanitize.sh). Usage: scripts/device_verify.sh OUT_DIR [SECONDS_PER_SANITIZER_RUN]
+# (scripts/gpu/sanitize.sh). Usage: scripts/gpu/verify.sh OUT_DIR [SECONDS_PER_SANITIZER_RUN]
 # The MNIST tests read real digits from .devdata when the caller carried it, else from data/.
 # Only a few files come back from that machine: the logs go into OUT_DIR/verify_logs.tgz.
 set -uo pipefail
@@ -20,4 +20,4 @@ echo "== ctest"
 (cd build-gpu && timeout 300 ctest -j 8 --output-on-failure > "$logs/ctest.log" 2>&1
  grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test" "$logs/ctest.log" | tail -14)
 echo "== compute-sanitizer (each run cut at ${sanitize_limit} s)"
-scripts/device_sanitize.sh build-gpu "$logs" "$sanitize_limit"
+scripts/gpu/sanitize.sh build-gpu "$logs" "$sanitize_limit"

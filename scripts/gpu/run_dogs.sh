@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build, check and measure seed 004's Dogs vs Cats on the GPU machine (issue 7).
-# Usage: scripts/device_run_dogs.sh OUT_DIR [tests|bench|all]
+# Usage: scripts/gpu/run_dogs.sh OUT_DIR [tests|bench|all]
 #   tests: ctest, and compute-sanitizer memcheck over the new GPU code (augment_images, the
 #          fused sigmoid cross-entropy, binary accuracy, the loader's pinned async copies);
 #   bench: a synthetic 2,000 + 800 image tree (datasets/make_dogs_cats), then epochs on every

@@ -3,7 +3,7 @@
 # `git archive` of the base commit, carried to the GPU machine) and this tree, built alike and
 # run in turn, three rounds: the seed MLP's step (graph and --no-graph), the CIFAR-10 CNN's
 # --tf32 epoch (synthetic data), the MNIST CNN's epoch (Fashion-MNIST), the val=1000 Jacobian
-# and the CPU MLP's epoch. Usage: scripts/device_compare.sh OUT_DIR BEFORE_DIR [DATA_DIR]
+# and the CPU MLP's epoch. Usage: scripts/gpu/compare.sh OUT_DIR BEFORE_DIR [DATA_DIR]
 set -uo pipefail
 out=${1:?out dir}; before=${2:?before dir}; data=${3:-.devdata}; [ -d "$data" ] || data=data
 data=$(realpath "$data")
