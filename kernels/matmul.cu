@@ -15,7 +15,6 @@
 // kernels' split-K adds the slices in a second launch (split_k_reduce): there the extra ~2 us
 // is small next to the GEMM.
 #include <algorithm>
-#include <cstring>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/dot.h"
@@ -65,12 +64,8 @@ int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
 // Whether this build has the kernel's version (v10 and v11 only where it has sm_90a code) and
 // this GPU can run it (its `available`, from device_caps.h).
 bool usable(const EngineKernel& kernel) {
-  int count = 0;
-  const matmul::Version* all = matmul::versions(&count);
-  for (int i = 0; i < count; ++i) {
-    if (std::strcmp(all[i].name, kernel.version) == 0) return !all[i].available || all[i].available();
-  }
-  return false;
+  const matmul::Version* v = matmul::find_version(kernel.version);
+  return v != nullptr && (v->available == nullptr || v->available());
 }
 
 bool small_kernel_for(int M, int N, int K) {

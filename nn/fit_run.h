@@ -11,6 +11,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <utility>
 
 #include "core/backend.h"
 #include "nn/epoch_breakdown.h"
@@ -51,8 +52,8 @@ struct FitRun {
   void start_clock() { epoch_start_ = std::chrono::steady_clock::now(); }
   // Seconds spent on the epoch so far, a resumed run's earlier part included.
   double epoch_seconds() const { return earlier_seconds + seconds_since(epoch_start_); }
-  // The running means as progress metrics, read from the device as --breakdown's readback.
-  Metrics read_metrics();
+  // The running means (loss, accuracy), read from the device as --breakdown's readback.
+  std::pair<double, double> read_means();
 
  private:
   std::chrono::steady_clock::time_point epoch_start_;

@@ -51,6 +51,16 @@ void accumulate(RunningMetrics& metrics, const Tensor& losses, const Tensor& log
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
 
+namespace {
+// A phase of the step (forward, backward, optimizer), named for Nsight's timeline (NVTX) and
+// for --profile's rows (core/profiler.h).
+struct Phase {
+  explicit Phase(const char* name) : range(name), scope(name) {}
+  NvtxRange range;
+  ProfileScope scope;
+};
+}  // namespace
+
 void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMetrics& metrics) {
   NvtxRange range("train_step");
   // The batch: its rows gathered on the device, by an index the host never reads back.
@@ -65,19 +75,16 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
   ctx.step = step_;
   Tensor logits, losses;
   {
-    NvtxRange forward_range("forward");  // Nsight's timeline
-    ProfileScope forward_scope("forward");  // --profile's rows
+    Phase forward("forward");
     losses = batch_losses(*this, loss_, x, y, ctx, &logits);
   }
   {
-    NvtxRange backward_range("backward");  // Nsight's timeline
-    ProfileScope backward_scope("backward");  // --profile's rows
+    Phase backward("backward");
     mean(losses).backward();
     zero_unreached_grads();
   }
   {
-    NvtxRange optimizer_range("optimizer");  // Nsight's timeline
-    ProfileScope optimizer_scope("optimizer");  // --profile's rows
+    Phase optimizer("optimizer");
     optimizer_->step(store_, step_);
     step_.backend().increment(step_);
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <numeric>
+#include <tuple>
 
 #include "core/autograd.h"
 #include "core/error.h"
@@ -211,9 +212,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.seconds = run.epoch_seconds();
     record.data_wait_seconds = run.earlier_wait + source.wait_seconds();
     record.steps = run.steps;
-    const Metrics means = run.read_metrics();
-    record.loss = means[0].second;
-    record.accuracy = means[1].second;
+    std::tie(record.loss, record.accuracy) = run.read_means();
     for (FitObserver* o : observers) o->epoch_finished(run, record);
     run.history.epochs.push_back(record);
     const int signal = stop_requested(options);

@@ -126,6 +126,7 @@ struct Version {
 // Every version, in the ladder's order (v1 first; v10 is slower than v9); defined in
 // kernels/matmul/versions.cu.
 const Version* versions(int* count);
+const Version* find_version(const char* name);   // nullptr where this build has no such version
 const Version& version_named(const char* name);  // throws engine::Error if unknown
 
 // Adds the split-K slices in order and applies alpha and beta (one launch).

@@ -124,10 +124,15 @@ const Version* versions(int* count) {
   return VERSIONS;
 }
 
-const Version& version_named(const char* name) {
+const Version* find_version(const char* name) {
   for (const Version& v : VERSIONS) {
-    if (std::strcmp(v.name, name) == 0) return v;
+    if (std::strcmp(v.name, name) == 0) return &v;
   }
+  return nullptr;
+}
+
+const Version& version_named(const char* name) {
+  if (const Version* v = find_version(name)) return *v;
   throw Error(detail::concat("no matmul version named '", name, "'"));
 }
 

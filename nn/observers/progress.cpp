@@ -20,7 +20,10 @@ void Progress::epoch_started(FitRun& run) {
 void Progress::step_finished(FitRun& run, int64_t done, int64_t count) {
   (void)count;
   // Reading the metrics waits for the device: only when the line is due for a redraw.
-  if (verbose_ && bar_->due(done)) bar_->update(done, run.read_metrics());
+  if (verbose_ && bar_->due(done)) {
+    const auto [loss, accuracy] = run.read_means();
+    bar_->update(done, metrics_of(loss, accuracy));
+  }
 }
 
 void Progress::epoch_finished(FitRun& run, EpochRecord& record) {
