@@ -22,7 +22,7 @@
 #include "apps/common/app_options.h"
 #include "apps/common/bench_report.h"
 #include "apps/common/stop_signals.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/system_info.h"
 
 using namespace engine;

@@ -26,11 +26,11 @@
 #include "apps/common/sweep_options.h"
 #include "apps/crossover/report.h"
 #include "apps/crossover/workload.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/peaks_cache.h"
 #include "core/system_info.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 using namespace engine;
 using crossover::Row;
@@ -100,7 +100,7 @@ void check_vendor_libraries(std::vector<std::string>& devices, std::vector<std::
                             bool named) {
   const auto it = std::find(devices.begin(), devices.end(), "cudnn");
   if (it == devices.end()) return;
-  Backend& gpu = backend_for(Device::cuda(0));
+  DeviceServices& gpu = device_services(Device::cuda(0));
   try {
     gpu.set_vendor_libraries(true);
   } catch (const DeviceError& e) {
@@ -119,7 +119,7 @@ std::vector<std::string> machine_lines(const std::vector<std::string>& devices,
                                     "BLAS: " + cpu::blas_config()};
   for (const std::string& d : devices) {
     if (d == "cpu") continue;
-    Backend& gpu = backend_for(Device::cuda(0));
+    DeviceServices& gpu = device_services(Device::cuda(0));
     gpu.set_vendor_libraries(d == "cudnn");
     lines.push_back(d + ": " + gpu.name());
     gpu.set_vendor_libraries(false);
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
                  [](const std::string& d) { return d != "cpu"; });
     const bool have_cpu = gpu_devices.size() < devices.size();
     const double launch_floor =
-        gpu_devices.empty() ? 0.0 : cached_peaks(backend_for(Device::cuda(0))).launch_seconds;
+        gpu_devices.empty() ? 0.0 : cached_peaks(device_services(Device::cuda(0))).launch_seconds;
     const std::vector<std::string> machine = machine_lines(devices, unavailable);
     print_header(machine, !gpu_devices.empty(), have_cpu, launch_floor, unavailable);
 
@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
         };
         if (have_cpu) measure("cpu", Device::cpu(), Variant::Cpu);
         for (const std::string& d : gpu_devices) {
-          backend_for(Device::cuda(0)).set_vendor_libraries(d == "cudnn");
+          device_services(Device::cuda(0)).set_vendor_libraries(d == "cudnn");
           for (const Variant v : crossover::GPU_VARIANTS) measure(d, Device::cuda(0), v);
         }
         crossover::classify(at_size, launch_floor);

@@ -22,7 +22,7 @@
 
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "datasets/image_batches.h"
 #include "datasets/image_folder.h"
 #include "nn/layers.h"
@@ -107,7 +107,7 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
     const auto start = std::chrono::steady_clock::now();
     batches.start_epoch(1, steps);
     for (int64_t s = 0; s < steps; ++s) batches.next();
-    backend_for(device).synchronize();
+    device_services(device).synchronize();
     const double seconds = apps::seconds_since(start);
     const double images = static_cast<double>(batches.size());
     const double decode_ms = batches.decode_seconds() / images * 1e3;

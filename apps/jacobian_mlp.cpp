@@ -19,7 +19,7 @@
 #include "apps/common/app_options.h"
 #include "apps/common/spread.h"
 #include "apps/common/training_report.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "nn/jacobian.h"
@@ -256,8 +256,8 @@ int main(int argc, char** argv) {
   return apps::run_app(app, argc, argv, [&]() {
     const Device device = apps::apply_common_options(common);
     if (o.blocks && o.dense) throw apps::UsageError("--blocks needs the per-sample view (drop --dense)");
-    Backend& backend = backend_for(device);
-    std::cout << "Device: " << backend.name() << "\n";
+    DeviceServices& services = device_services(device);
+    std::cout << "Device: " << services.name() << "\n";
 
     nn::Sequential model{nn::dense(HIDDEN, Activation::Tanh), nn::dense(HIDDEN, Activation::Tanh),
                          nn::dense(OUTPUTS)};
@@ -292,10 +292,10 @@ int main(int argc, char** argv) {
     Tensor J;
     for (int call = 0; call < calls; ++call) {
       J = Tensor();  // the previous J goes back to the cache first
-      backend.synchronize();
+      services.synchronize();
       const auto start = std::chrono::steady_clock::now();
       J = nn::jacobian(net, t, jo, &stats);
-      backend.synchronize();
+      services.synchronize();
       seconds.push_back(apps::seconds_since(start));
       if (!stats.completed) break;
     }

@@ -5,7 +5,7 @@
 // ones against cuBLAS TF32) and % of the device's measured FP32 peak.
 // Then every convolution layer of seeds 003 and 004 at their batch sizes, each pass (forward,
 // backward-data, backward-filter): the engine's implicit GEMMs (kernels/conv/) next to cuDNN
-// (kernels/vendor/cudnn_conv.h), FP32 and TF32, each checked against the CPU backend first.
+// (kernels/vendor/cudnn_conv.h), FP32 and TF32, each checked against the CPU's result first.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "apps/common/app_options.h"
-#include "core/backend.h"
 #include "core/conv_geometry.h"
+#include "core/device_services.h"
 #include "core/error.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/matmul.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/cuda_check.h"
@@ -29,7 +31,7 @@
 #include "kernels/vendor/cudnn_conv.h"
 
 using namespace engine;
-namespace mm = engine::cuda::matmul;
+namespace mm = engine::cuda::gemm;
 
 namespace {
 
@@ -103,17 +105,17 @@ double median_between_events(Launch&& launch) {
 // Seconds per call of `launch`. A call between two events on an idle GPU also times the
 // launch itself (~5-10 us, more than the kernel at the seed MLPs' shapes), so short calls
 // are timed the way training runs them: GRAPH_CALLS of them captured in one CUDA graph
-// (backend capture, as a training step is), the graph replayed, the median divided.
+// (DeviceServices::capture, as a training step is), the graph replayed, the median divided.
 constexpr int GRAPH_CALLS = 20;
 constexpr double SHORT_CALL_SECONDS = 100e-6;
 template <typename Launch>
-double seconds_per_call(Backend& backend, Launch&& launch) {
+double seconds_per_call(DeviceServices& gpu, Launch&& launch) {
   const double one = median_between_events(launch);
   if (one >= SHORT_CALL_SECONDS) return one;
-  const std::unique_ptr<StepGraph> graph = backend.capture([&] {
+  const std::unique_ptr<StepGraph> graph = gpu.capture([&] {
     for (int i = 0; i < GRAPH_CALLS; ++i) launch();
   });
-  ENGINE_CHECK(graph != nullptr, "kernel_bench: the GPU backend could not capture a graph");
+  ENGINE_CHECK(graph != nullptr, "kernel_bench: the GPU could not capture a graph");
   graph->replay();  // upload and warm up
   return median_between_events([&] { graph->replay(); }) / GRAPH_CALLS;
 }
@@ -132,7 +134,7 @@ class Bench {
 
   void run_shape(const Shape3& s, std::vector<Row>& rows) {
     const Device gpu = Device::cuda();
-    Backend& backend = backend_for(gpu);
+    DeviceServices& services = device_services(gpu);
     const int64_t a_rows = s.ta ? s.K : s.M, a_cols = s.ta ? s.M : s.K;
     const int64_t b_rows = s.tb ? s.N : s.K, b_cols = s.tb ? s.K : s.N;
     const Tensor a = Tensor::from_vector(random_values(static_cast<size_t>(a_rows * a_cols), 1), {a_rows, a_cols}, gpu);
@@ -149,7 +151,7 @@ class Bench {
     const std::vector<float> reference = c.to_vector();
     double cublas_seconds[2];
     for (int tf32 = 0; tf32 < 2; ++tf32) {
-      cublas_seconds[tf32] = seconds_per_call(backend, [&] { cuda::vendor::cublas_sgemm(g, tf32 == 1, cuda::stream()); });
+      cublas_seconds[tf32] = seconds_per_call(services, [&] { cuda::vendor::cublas_sgemm(g, tf32 == 1, cuda::stream()); });
       const double err = relative_error(c.to_vector(), reference);
       rows.push_back({s.label, tf32 ? "cublas_tf32" : "cublas_fp32", tf32 == 1, cublas_seconds[tf32],
                       flops / cublas_seconds[tf32] * 1e-9, 100.0, 100.0 * flops / cublas_seconds[tf32] / peak_,
@@ -158,14 +160,14 @@ class Bench {
     // The engine's own path (the kernel it picks for the shape, split-K, the dot path), as
     // training calls it: FP32 by default, and with --tf32.
     for (const bool tf32 : {false, true}) {
-      backend.set_tf32(tf32);
-      const double t = seconds_per_call(backend, [&] { backend.matmul(a, s.ta, b, s.tb, c, 1.0f, 0.0f); });
+      services.set_tf32(tf32);
+      const double t = seconds_per_call(services, [&] { raw::matmul(a, s.ta, b, s.tb, c, 1.0f, 0.0f); });
       const double err = relative_error(c.to_vector(), reference);
       const double base = cublas_seconds[tf32 ? 1 : 0];
       rows.push_back({s.label, tf32 ? "engine_tf32" : "engine", tf32, t, flops / t * 1e-9, 100.0 * base / t,
                       100.0 * flops / t / peak_, err, err < (tf32 ? 5e-3 : 1e-5)});
     }
-    backend.set_tf32(false);
+    services.set_tf32(false);
     int count = 0;
     const mm::Version* versions = mm::versions(&count);
     for (int i = 0; i < count; ++i) {
@@ -178,7 +180,7 @@ class Bench {
       CHECK_CUDA(cudaMemsetAsync(g.C, 0xff, sizeof(float) * static_cast<size_t>(s.M) * s.N, cuda::stream()));  // NaN
       v.launch(g, cuda::stream());
       const double err = relative_error(c.to_vector(), reference);
-      const double t = seconds_per_call(backend, [&] { v.launch(g, cuda::stream()); });
+      const double t = seconds_per_call(services, [&] { v.launch(g, cuda::stream()); });
       const double base = cublas_seconds[v.tf32 ? 1 : 0];
       // FP32 lands far under 1e-5 relative; TF32 (10-bit mantissa) near 3e-4.
       const bool ok = err < (v.tf32 ? 5e-3 : 1e-5);
@@ -233,8 +235,8 @@ std::vector<ConvLayer> conv_layers() {
 
 enum class ConvPass { Forward, BackwardData, BackwardFilter };
 
-// One pass of one layer, its operands on the GPU and the CPU backend's result as the reference
-// (empty when the CPU backend cannot compute it: the rows then say "unchecked").
+// One pass of one layer, its operands on the GPU and the CPU's result as the reference (empty
+// when the CPU cannot compute it: the rows then say "unchecked").
 class ConvCase {
  public:
   ConvCase(const ConvLayer& l, ConvPass pass) : pass_(pass) {
@@ -248,7 +250,7 @@ class ConvCase {
     out_ = Tensor::empty(out, DType::F32, gpu);
     try {
       Tensor ref = Tensor::empty(out, DType::F32, Device::cpu());
-      call(backend_for(Device::cpu()), x_.to(Device::cpu()), w_.to(Device::cpu()), dy_.to(Device::cpu()), ref);
+      call(x_.to(Device::cpu()), w_.to(Device::cpu()), dy_.to(Device::cpu()), ref);  // on the CPU
       reference_ = ref.to_vector();
     } catch (const Error& e) {
       std::printf("(no CPU reference for %s: %s)\n", l.label.c_str(), e.what());
@@ -259,7 +261,7 @@ class ConvCase {
   // 2 M N K of the pass's GEMM: the same for all three passes.
   double flops() const { return 2.0 * static_cast<double>(g_.gemm_m() * g_.gemm_n() * g_.gemm_k()); }
 
-  void run_engine(Backend& gpu) { call(gpu, x_, w_, dy_, out_); }
+  void run_engine() { call(x_, w_, dy_, out_); }
   // Through the engine's layout (Keras filters, transposed around cuDNN): checkable.
   void run_cudnn(bool tf32) {
     namespace v = cuda::vendor;
@@ -283,10 +285,11 @@ class ConvCase {
   double error() const { return reference_.empty() ? NAN : relative_error(out_.to_vector(), reference_); }
 
  private:
-  void call(Backend& b, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& out) const {
-    if (pass_ == ConvPass::Forward) b.conv2d_forward(g_, x, w, out);
-    else if (pass_ == ConvPass::BackwardData) b.conv2d_backward_data(g_, dy, w, out);
-    else b.conv2d_backward_filter(g_, x, dy, out);
+  // The pass at its dispatch point, on the device of `out` (raw::conv2d_*).
+  void call(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& out) const {
+    if (pass_ == ConvPass::Forward) raw::conv2d_forward(g_, x, w, out);
+    else if (pass_ == ConvPass::BackwardData) raw::conv2d_backward_data(g_, dy, w, out);
+    else raw::conv2d_backward_filter(g_, x, dy, out);
   }
   ConvPass pass_;
   Conv2dGeometry g_;
@@ -301,7 +304,7 @@ class ConvCase {
 // precisions. FP32 lands near 1e-6 of the CPU's result, TF32 near 1e-3. cuDNN is checked
 // through the engine's filter layout and timed on its own KRSC layout, so its time holds none
 // of the engine's filter transposes.
-void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vector<Row>& rows) {
+void run_conv_case(DeviceServices& gpu, ConvCase& c, bool cudnn, double peak, std::vector<Row>& rows) {
   double cudnn_seconds[2] = {NAN, NAN};
   // cuDNN's own rows are the yardstick (100%); ours without cuDNN have no percentage (NaN).
   auto measure = [&](const std::string& version, bool tf32, const std::function<void()>& check,
@@ -325,7 +328,7 @@ void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vect
   }
   for (const bool tf32 : {false, true}) {
     gpu.set_tf32(tf32);
-    const auto ours = [&] { c.run_engine(gpu); };
+    const auto ours = [&] { c.run_engine(); };
     measure(tf32 ? "engine_tf32" : "engine_fp32", tf32, ours, ours);
   }
   gpu.set_tf32(false);
@@ -333,7 +336,7 @@ void run_conv_case(Backend& gpu, ConvCase& c, bool cudnn, double peak, std::vect
 
 // Every pass of every seed layer; the rows are appended to `rows` and printed, and written to
 // csv_path when it is not empty.
-void run_conv_bench(Backend& gpu, double peak, const std::string& csv_path, std::vector<Row>& rows) {
+void run_conv_bench(DeviceServices& gpu, double peak, const std::string& csv_path, std::vector<Row>& rows) {
   std::string why;
   const bool cudnn = cuda::vendor::cudnn_available(&why);
   if (cudnn)
@@ -380,10 +383,10 @@ int main(int argc, char** argv) {
   return apps::run_app(app, argc, argv, [&]() {
     std::string why;
     if (!device_available(Device::cuda(), &why)) throw apps::UsageError("cannot use the GPU: " + why);
-    Backend& backend = backend_for(Device::cuda());
+    DeviceServices& gpu = device_services(Device::cuda());
     const cuda::DevicePeaks peaks = cuda::measure_device_peaks(cuda::stream());
     std::printf("Device: %s\nMeasured peaks: FP32 FMA %.1f TFLOP/s, device copy %.0f GB/s (read + write)\n",
-                backend.name().c_str(), peaks.fp32_flops * 1e-12, peaks.copy_bytes_per_s * 1e-9);
+                gpu.name().c_str(), peaks.fp32_flops * 1e-12, peaks.copy_bytes_per_s * 1e-9);
     std::printf("Times are medians per call; calls under %.0f us are timed inside a CUDA graph of %d "
                 "calls (no launch overhead, as in a captured training step)\n",
                 SHORT_CALL_SECONDS * 1e6, GRAPH_CALLS);
@@ -415,7 +418,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     if (!csv_path.empty() && !rows.empty()) write_csv(csv_path, rows, 0);
-    if (!no_conv) run_conv_bench(backend, peaks.fp32_flops, conv_csv_path, rows);
+    if (!no_conv) run_conv_bench(gpu, peaks.fp32_flops, conv_csv_path, rows);
     const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
     if (!all_ok) std::printf("SOME RESULTS ARE WRONG (see the check column)\n");
     return all_ok ? 0 : 1;

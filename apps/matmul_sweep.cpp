@@ -30,12 +30,14 @@
 #include "apps/common/crossover_analysis.h"
 #include "apps/common/sweep_files.h"
 #include "apps/common/sweep_options.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
+#include "core/ops/matmul.h"
+#include "core/ops/random.h"
 #include "core/rng.h"
 #include "core/system_info.h"
 #include "core/tensor.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 #if defined(ENGINE_WITH_CUDA)
 #include "kernels/cuda_check.h"
@@ -79,13 +81,13 @@ struct Target {
 };
 
 void engine_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
-  a.backend().matmul(a, false, b, false, c, 1.0f, 0.0f);
+  raw::matmul(a, false, b, false, c, 1.0f, 0.0f);
 }
 
 #if defined(ENGINE_WITH_CUDA)
 // c = a @ b by cuBLAS SGEMM (FP32, no TF32: the articles compute in FP32) on the engine's stream.
 void cublas_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
-  cuda::matmul::Gemm g;
+  cuda::gemm::Gemm g;
   g.M = static_cast<int>(c.dim(0));
   g.N = static_cast<int>(c.dim(1));
   g.K = static_cast<int>(a.dim(1));
@@ -110,7 +112,7 @@ std::vector<Target> select_targets(const SweepOptions& o, std::vector<std::strin
       continue;
     }
 #if defined(ENGINE_WITH_CUDA)  // usable_devices() has no GPU device in a CPU-only build
-    const std::string gpu_name = backend_for(Device::cuda(0)).name();
+    const std::string gpu_name = device_services(Device::cuda(0)).name();
     if (name == "gpu") targets.push_back({"gpu", Device::cuda(0), gpu_name, engine_matmul});
     if (name == "cudnn") {
       targets.push_back({"cudnn", Device::cuda(0),
@@ -165,7 +167,7 @@ double wall_ms(const std::function<void()>& body) {
 std::vector<double> time_calls(const Target& target, int repeats, const std::function<void()>& body) {
   const bool gpu = !target.device.is_cpu();
   body();
-  backend_for(target.device).synchronize();
+  device_services(target.device).synchronize();
   std::vector<double> ms;
 #if defined(ENGINE_WITH_CUDA)
   if (gpu) {
@@ -224,9 +226,8 @@ struct HostOperands {
 
 HostOperands host_operands(int64_t n, uint64_t seed) {
   HostOperands h{Tensor::empty({1, n}), Tensor::empty({n, 1})};
-  Backend& cpu = backend_for(Device::cpu());
-  cpu.random_normal(h.a, 0.0f, 1.0f, derive_seed(seed, 0));
-  cpu.random_normal(h.b, 0.0f, 1.0f, derive_seed(seed, 1));
+  raw::random_normal(h.a, 0.0f, 1.0f, derive_seed(seed, 0));  // CPU tensors: on the CPU
+  raw::random_normal(h.b, 0.0f, 1.0f, derive_seed(seed, 1));
   const float* a = h.a.data<float>();
   const float* b = h.b.data<float>();
   for (int64_t i = 0; i < n; ++i) {
@@ -253,7 +254,7 @@ void print_row(const Result& r, const std::vector<Result>& results);
 void measure_dot(const Target& t, const HostOperands& h, int repeats, uint64_t seed,
                  std::vector<Result>& results) {
   const int64_t n = h.a.numel();
-  Backend& backend = backend_for(t.device);
+  DeviceServices& services = device_services(t.device);
   // The target's own copies: the host operands stay as they are for the next target.
   Tensor a = t.device.is_cpu() ? h.a.clone() : h.a.to(t.device);
   Tensor b = t.device.is_cpu() ? h.b.clone() : h.b.to(t.device);
@@ -270,18 +271,18 @@ void measure_dot(const Target& t, const HostOperands& h, int repeats, uint64_t s
   if (!t.device.is_cpu()) {
     float c_host = 0.0f;
     record("copies+matmul", time_calls(t, repeats, [&] {
-             backend.copy_from_host(a.raw_data(), h.a.raw_data(), h.a.nbytes());
-             backend.copy_from_host(b.raw_data(), h.b.raw_data(), h.b.nbytes());
+             services.copy_from_host(a.raw_data(), h.a.raw_data(), h.a.nbytes());
+             services.copy_from_host(b.raw_data(), h.b.raw_data(), h.b.nbytes());
              t.matmul(a, b, c);
-             backend.copy_to_host(&c_host, c.raw_data(), sizeof c_host);
+             services.copy_to_host(&c_host, c.raw_data(), sizeof c_host);
            }), 0.0);
     check_product(t, h, c);
   }
 
   // Last: it overwrites a and b with numbers drawn on the device.
   record("generate+matmul", time_calls(t, repeats, [&] {
-           backend.random_normal(a, 0.0f, 1.0f, derive_seed(seed, 2));
-           backend.random_normal(b, 0.0f, 1.0f, derive_seed(seed, 3));
+           raw::random_normal(a, 0.0f, 1.0f, derive_seed(seed, 2));
+           raw::random_normal(b, 0.0f, 1.0f, derive_seed(seed, 3));
            t.matmul(a, b, c);
          }), 0.0);
 }
@@ -305,12 +306,11 @@ void run_square_sweep(const std::vector<Target>& targets, const SweepOptions& o,
                       std::vector<Result>& results) {
   for (int64_t n = 64; n <= o.max_square; n *= 2) {
     for (const Target& t : targets) {
-      Backend& backend = backend_for(t.device);
       Tensor a = Tensor::empty({n, n}, DType::F32, t.device);
       Tensor b = Tensor::empty({n, n}, DType::F32, t.device);
       Tensor c = Tensor::empty({n, n}, DType::F32, t.device);
-      backend.random_normal(a, 0.0f, 1.0f, derive_seed(o.seed, 4));
-      backend.random_normal(b, 0.0f, 1.0f, derive_seed(o.seed, 5));
+      raw::random_normal(a, 0.0f, 1.0f, derive_seed(o.seed, 4));
+      raw::random_normal(b, 0.0f, 1.0f, derive_seed(o.seed, 5));
       const double flops = 2.0 * std::pow(static_cast<double>(n), 3.0);
       results.push_back(summarize("square", t, n, "matmul",
                                   time_calls(t, o.repeats, [&] { t.matmul(a, b, c); }), flops, 0.0));

@@ -1,4 +1,4 @@
-// The coordinate arithmetic of augment_images (core/backend.h), written once for the CPU
+// The coordinate arithmetic of augment_images (core/ops/augment.h), written once for the CPU
 // (cpu/augment.cpp) and the GPU (kernels/augment.cu) so that both read the same source pixel
 // for every output pixel, bit for bit.
 //
@@ -59,7 +59,7 @@ AFFINE_SAMPLE_FN int affine_source_index(float a, float b, float t, int r, int c
 }
 
 // One whole image on the host, the CPU reference and the building block of
-// CpuBackend::augment_images; also what data-loading worker threads call on one image each
+// cpu::augment_images; also what data-loading worker threads call on one image each
 // (it uses no OpenMP and no tensors, only the pointers it is given):
 //   dst[r, c, ch] = scale * src[row(r, c), col(r, c), ch]
 // with (row, col) = the source pixel of output pixel (r, c) under the 2x3 matrix m, by the

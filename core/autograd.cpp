@@ -3,7 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/backend.h"
+#include "core/ops/elementwise.h"
 #include "core/error.h"
 #include "core/nvtx.h"
 
@@ -45,7 +45,7 @@ void accumulate_into(Tensor& sum, const Tensor& g) {
     return;
   }
   Tensor total = Tensor::empty(sum.shape(), DType::F32, sum.device());
-  sum.backend().binary(BinaryOp::Add, sum, g, total);
+  raw::binary(BinaryOp::Add, sum, g, total);
   sum = total;
 }
 
@@ -57,7 +57,7 @@ void accumulate_leaf(Tensor& leaf, const Tensor& g) {
     if (existing.raw_data() != g.raw_data()) existing.copy_from(g);  // else written in place
     leaf.set_overwrite_grad(false);  // a second contribution adds
   } else {
-    existing.backend().axpby(1.0f, g, 1.0f, existing);  // the leaf owns its grad: add in place
+    raw::axpby(1.0f, g, 1.0f, existing);  // the leaf owns its grad: add in place
   }
 }
 
@@ -110,7 +110,7 @@ std::vector<Tensor> Node::vjp(int64_t directions, const Tensor& cotangents,
       if (g[i].defined()) {
         slot.copy_from(g[i]);
       } else {
-        slot.backend().fill(slot, 0.0f);
+        raw::fill(slot, 0.0f);
       }
     }
   }

@@ -39,7 +39,7 @@ class Node {
   // ---- batched rules, for Jacobians (core/linearize.h) -------------------------------------
   // Both push K directions through the op at once. A direction's tangent or cotangent has the
   // shape of the tensor it belongs to, and the K of them are stacked into one contiguous
-  // (K, *shape) tensor (stacked_shape below), so most rules are one backend call for all K.
+  // (K, *shape) tensor (stacked_shape below), so most rules are one op call for all K.
   //
   // Reverse mode: the K cotangents of the output -> the K cotangents of each input i with
   // wanted[i], undefined elsewhere (a Jacobian never computes a weight's gradient). The

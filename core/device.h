@@ -1,4 +1,4 @@
-// Where a tensor's memory lives and which backend runs its ops.
+// Where a tensor's memory lives, and so which implementation runs its ops (core/dispatch.h).
 #pragma once
 #include <string>
 

@@ -8,7 +8,7 @@
 
 namespace engine {
 
-// Thrown for bad input (shapes, files, flags) and for failed backend calls.
+// Thrown for bad input (shapes, files, flags) and for failed device calls.
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

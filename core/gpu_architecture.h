@@ -1,4 +1,4 @@
-// What a GPU can run, as data. The CUDA backend describes its GPU once (kernels/device_caps.cu);
+// What a GPU can run, as data. The CUDA device code describes its GPU once (kernels/device_caps.cu);
 // everything that depends on the hardware is decided from that description here, in one place:
 // whether this build has code the GPU can run, and which family of kernels each op family uses.
 // Pure functions, so CI tests them without a GPU (tests/test_gpu_architecture.cpp).

@@ -1,4 +1,4 @@
-// Input checks shared by the op front-ends in core/ops_*.cpp. Each throws engine::Error with
+// Input checks shared by the ops in core/ops/*.cpp. Each throws engine::Error with
 // the op's name and the offending shapes.
 #pragma once
 #include "core/error.h"
@@ -27,8 +27,8 @@ inline void check_ndim(const char* op, const Tensor& t, int ndim, const char* wh
                to_string(t.shape()));
 }
 
-// augment_images (core/backend.h): images U8 (N, H, W, C), transforms F32 (N, 6), out F32
-// (N, H, W, C), all on one device. Both backends call this first. H and W stay below 2^24 so
+// augment_images (core/ops/augment.h): images U8 (N, H, W, C), transforms F32 (N, 6), out F32
+// (N, H, W, C), all on one device. raw::augment_images calls this first. H and W stay below 2^24 so
 // that pixel coordinates are exact floats (core/affine_sample.h).
 inline void check_augment_images(const Tensor& images, const Tensor& transforms,
                                  const Tensor& out) {

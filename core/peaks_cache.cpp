@@ -125,8 +125,8 @@ MeasuredPeaks cached_peaks(const std::string& raw_key, const std::function<Measu
   return peaks;
 }
 
-MeasuredPeaks cached_peaks(Backend& backend) {
-  return cached_peaks(backend.name(), [&] { return backend.measure_peaks(); }, peaks_cache_path());
+MeasuredPeaks cached_peaks(DeviceServices& device) {
+  return cached_peaks(device.name(), [&] { return device.measure_peaks(); }, peaks_cache_path());
 }
 
 }  // namespace engine

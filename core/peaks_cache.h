@@ -1,12 +1,12 @@
 // A device's measured peaks, probed once and kept on disk per device (issue 8: "run once and
-// cached per device with its name and driver"). The probe (Backend::measure_peaks) takes
+// cached per device with its name and driver"). The probe (DeviceServices::measure_peaks) takes
 // 0.1-0.5 s on a GPU and a few seconds on a busy CPU; every --profile run and every tool that
 // prints "% of peak" would pay it again, and two runs of the same binary could divide by
 // slightly different peaks. The cache makes the denominators fixed per machine.
 //
-// The key is the backend's name, which says what the peaks depend on: the GPU model, its SM
+// The key is the device's name, which says what the peaks depend on: the GPU model, its SM
 // count and the driver ("NVIDIA H100 80GB HBM3 (compute capability 9.0, sm_90, 132 SMs,
-// 81079 MiB, driver 13.0)"), or the CPU backend's thread count and BLAS. A new driver or
+// 81079 MiB, driver 13.0)"), or the CPU's thread count and BLAS. A new driver or
 // another --threads is another entry.
 //
 // Where: $ENGINE_CACHE_DIR, else $XDG_CACHE_HOME/engine, else $HOME/.cache/engine, file
@@ -19,12 +19,12 @@
 #include <functional>
 #include <string>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 
 namespace engine {
 
-// The peaks of `backend`, from the cache or measured (and then cached).
-MeasuredPeaks cached_peaks(Backend& backend);
+// The peaks of `device`, from the cache or measured (and then cached).
+MeasuredPeaks cached_peaks(DeviceServices& device);
 
 // The same with the parts named, for the tests: `key` the device's name, `measure` the probe,
 // `path` the cache file ("" = no cache: measure every time).

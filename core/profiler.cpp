@@ -13,44 +13,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/forwarding_backend.h"
+#include "core/dispatch.h"
 #include "core/peaks_cache.h"
 
 namespace engine {
-
-OpCost matmul_cost(int64_t m, int64_t n, int64_t k, size_t element_bytes) {
-  const double e = static_cast<double>(element_bytes);
-  return {2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k),
-          e * static_cast<double>(m * k + k * n + m * n)};
-}
-
-OpCost conv2d_cost(const Conv2dGeometry& g) {
-  const double flops = 2.0 * static_cast<double>(g.gemm_m()) * static_cast<double>(g.gemm_n()) *
-                       static_cast<double>(g.gemm_k());
-  const double bytes =
-      4.0 * static_cast<double>(numel(g.x_shape()) + numel(g.w_shape()) + numel(g.y_shape()));
-  return {flops, bytes};
-}
-
-OpCost elementwise_cost(int64_t elements, double flops_per_element, int tensors) {
-  const double n = static_cast<double>(elements);
-  return {n * flops_per_element, 4.0 * n * tensors};
-}
-
-std::string si(double value, const char* unit) {
-  char text[32];
-  if (value >= 1e12)
-    std::snprintf(text, sizeof text, "%.2f T%s", value / 1e12, unit);
-  else if (value >= 1e9)
-    std::snprintf(text, sizeof text, "%.2f G%s", value / 1e9, unit);
-  else if (value >= 1e6)
-    std::snprintf(text, sizeof text, "%.2f M%s", value / 1e6, unit);
-  else if (value >= 1e3)
-    std::snprintf(text, sizeof text, "%.2f k%s", value / 1e3, unit);
-  else
-    std::snprintf(text, sizeof text, "%.0f %s", value, unit);
-  return text;
-}
 
 namespace {
 thread_local const char* g_scope = nullptr;
@@ -82,23 +48,36 @@ const char* op_name(const char* op, const std::string& shape, bool cpu) {
 
 constexpr size_t MAX_PENDING = 4096;  // timer pairs kept before they are read and reused
 
-// Every op of the wrapped backend, timed: around_op brackets it with two of the inner backend's
-// timers. Memory management and fences pass through (core/forwarding_backend.h).
-class ProfilingBackend final : public ForwardingBackend {
+// Every op and copy on one device, timed: around_op brackets the call with two of the device's
+// timers, its own set (DeviceServices::make_timers), read back in batches.
+class ProfilingHook final : public OpHook {
  public:
-  explicit ProfilingBackend(Backend& inner)
-      : ForwardingBackend(inner),
-        peaks_(cached_peaks(inner)),
-        cpu_(inner.device().is_cpu()),
-        start_(std::chrono::steady_clock::now()) {
-    inner.reset_timers();
+  explicit ProfilingHook(DeviceServices& device)
+      : device_(device),
+        timers_(device.make_timers()),
+        peaks_(cached_peaks(device)),
+        cpu_(device.device().is_cpu()),
+        start_(std::chrono::steady_clock::now()) {}
+
+  void around_op(const OpCall& call, const OpRun& run) override {
+    const char* scope = g_scope != nullptr ? g_scope : "";
+    const std::string key = std::string(call.op) + '\0' + call.shape + '\0' + scope;
+    auto found = index_.find(key);
+    if (found == index_.end()) {
+      found = index_.emplace(key, rows_.size()).first;
+      rows_.push_back({op_name(call.op, call.shape, cpu_), call.shape, 0, 0.0, call.cost, scope});
+    }
+    const uint64_t start = timers_->record();
+    run();
+    pending_.push_back({found->second, start, timers_->record()});
+    if (pending_.size() >= MAX_PENDING) flush();
   }
 
   Profile collect() {
-    inner().synchronize();
+    device_.synchronize();
     flush();
     Profile profile;
-    profile.device = inner().name();
+    profile.device = device_.name();
     profile.peaks = peaks_;
     profile.ops = rows_;
     std::sort(profile.ops.begin(), profile.ops.end(),
@@ -109,13 +88,7 @@ class ProfilingBackend final : public ForwardingBackend {
     return profile;
   }
 
-  // The wrapper's own timers are the inner backend's: nobody else may use them meanwhile.
-  uint64_t record_timer() override { throw Error("a profiled backend's timers are in use"); }
-  double timer_seconds(uint64_t, uint64_t) override {
-    throw Error("a profiled backend's timers are in use");
-  }
-  void reset_timers() override {}
-  MeasuredPeaks measure_peaks() override { return peaks_; }
+  Device device() const { return device_.device(); }
 
  private:
   struct Pending {
@@ -123,30 +96,18 @@ class ProfilingBackend final : public ForwardingBackend {
     uint64_t start, end;
   };
 
-  void around_op(const OpCall& call, const OpRun& run) override {
-    const char* scope = g_scope != nullptr ? g_scope : "";
-    const std::string key = std::string(call.op) + '\0' + call.shape + '\0' + scope;
-    auto found = index_.find(key);
-    if (found == index_.end()) {
-      found = index_.emplace(key, rows_.size()).first;
-      rows_.push_back({op_name(call.op, call.shape, cpu_), call.shape, 0, 0.0, call.cost, scope});
-    }
-    const uint64_t start = inner().record_timer();
-    run();
-    pending_.push_back({found->second, start, inner().record_timer()});
-    if (pending_.size() >= MAX_PENDING) flush();
-  }
-
   // Reads every pending pair of timers (waiting for the device) and frees them for reuse.
   void flush() {
     for (const Pending& p : pending_) {
-      rows_[p.row].seconds += inner().timer_seconds(p.start, p.end);
+      rows_[p.row].seconds += timers_->seconds(p.start, p.end);
       rows_[p.row].calls += 1;
     }
     pending_.clear();
-    inner().reset_timers();
+    timers_->reset();
   }
 
+  DeviceServices& device_;
+  std::unique_ptr<DeviceTimers> timers_;
   MeasuredPeaks peaks_;
   bool cpu_;
   std::chrono::steady_clock::time_point start_;
@@ -156,9 +117,9 @@ class ProfilingBackend final : public ForwardingBackend {
 };
 
 // One slot per device: the CPU, then CUDA devices 0..15. Written once at start-up, before any
-// other thread exists; read on every backend_for.
+// other thread exists.
 constexpr size_t MAX_DEVICES = 17;
-std::array<std::unique_ptr<ProfilingBackend>, MAX_DEVICES> g_profiled;
+std::array<std::unique_ptr<ProfilingHook>, MAX_DEVICES> g_profiled;
 
 size_t slot_of(Device device) {
   const size_t slot = device.is_cpu() ? 0 : static_cast<size_t>(device.index) + 1;
@@ -171,15 +132,13 @@ size_t slot_of(Device device) {
 void enable_profiling(Device device) {
   const size_t slot = slot_of(device);
   if (g_profiled[slot]) return;
-  Backend& plain = backend_for(device);
-  g_profiled[slot] = std::make_unique<ProfilingBackend>(plain);
+  g_profiled[slot] = std::make_unique<ProfilingHook>(device_services(device));
+  add_op_hook(device, g_profiled[slot].get());
 }
 
-bool profiling_enabled(Device device) { return profiling_backend(device) != nullptr; }
-
-Backend* profiling_backend(Device device) {
+bool profiling_enabled(Device device) {
   const size_t slot = device.is_cpu() ? 0 : static_cast<size_t>(device.index) + 1;
-  return slot < MAX_DEVICES ? g_profiled[slot].get() : nullptr;
+  return slot < MAX_DEVICES && g_profiled[slot] != nullptr;
 }
 
 std::vector<Device> profiled_devices() {

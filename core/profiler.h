@@ -1,11 +1,11 @@
 // --profile: where a run's time went, op by op, measured on the device and explained.
 //
-// enable_profiling(device) puts a ProfilingBackend in front of the device's backend: from then
-// on backend_for(device) returns the wrapper, every tensor made afterwards calls its ops through
-// it, and each op call is bracketed by two device timers (CUDA events on a GPU, so the time is
-// the kernel's own, not the host's launch; the host clock on the CPU). The wrapper cannot record
-// CUDA graphs (a graph replays its kernels without calling the ops), so a profiled GPU run
-// launches op by op: it measures each kernel, and the step a little slower than a replay.
+// enable_profiling(device) adds a hook at the dispatch point (core/dispatch.h): from then on
+// every op and copy on the device is bracketed by two device timers (CUDA events on a GPU, so
+// the time is the kernel's own, not the host's launch; the host clock on the CPU). A hooked
+// device records no CUDA graphs (a graph replays its kernels without calling the ops), so a
+// profiled GPU run launches op by op: it measures each kernel, and the step a little slower
+// than a replay.
 //
 // print_profile() turns the timings into a table, one row per op and shape:
 //   calls, total seconds, % of all op time, FLOPs and bytes per call (from the shapes:
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/op_cost.h"
 
 namespace engine {
@@ -55,7 +55,7 @@ class ProfileScope {
 const char* current_profile_scope();
 
 struct Profile {
-  std::string device;  // the backend's name
+  std::string device;  // the device's name
   MeasuredPeaks peaks;
   std::vector<OpProfile> ops;  // most time first
   double op_seconds = 0.0;     // sum over ops
@@ -63,12 +63,9 @@ struct Profile {
 };
 
 // From now on, ops on `device` are timed. Takes the device's peaks from the cache, or measures
-// them first (~0.1-0.5 s; core/peaks_cache.h).
-// Call it before any tensor of the run exists (tensors made earlier keep the plain backend).
+// them first (~0.1-0.5 s; core/peaks_cache.h). Call it at start-up, before other threads exist.
 void enable_profiling(Device device);
 bool profiling_enabled(Device device);
-// The profiled backend's wrapper, or nullptr when `device` is not profiled.
-Backend* profiling_backend(Device device);
 
 // Every device enable_profiling was called for.
 std::vector<Device> profiled_devices();

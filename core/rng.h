@@ -55,12 +55,12 @@ ENGINE_HOST_DEVICE float philox_uniform(uint64_t key, uint64_t index) {
 
 // Dropout's number for element i at training step `step` of the stream `key`: the element
 // picks the Philox block (i / 4) and word (i % 4), the step the high counter word, so every
-// step draws a fresh mask from a number that can live on the device (backend.h).
+// step draws a fresh mask from a number that can live on the device (core/ops/dropout.h).
 ENGINE_HOST_DEVICE float dropout_uniform(uint64_t key, uint32_t step, uint64_t i) {
   return uniform_from_bits(philox4x32(i >> 2, step, key).v[i & 3]);
 }
 
-// ---- normal numbers (Backend::random_normal) ---------------------------------------------
+// ---- normal numbers (raw::random_normal, core/ops/random.h) ---------------------------------------------
 // The rule, identical on the CPU and the GPU: element i of random_normal(seed) comes from
 // Philox block j = i / 4 with key = seed and counter = (j, 0) (the same words as
 // philox_uniform(seed, i)). The block's four words make two Box-Muller pairs, words (0, 1)
@@ -69,13 +69,13 @@ ENGINE_HOST_DEVICE float dropout_uniform(uint64_t key, uint32_t step, uint64_t i
 //   u2 = w1 * 2^-32          in [0, 1]
 //   r = sqrt(-2 ln u1), theta = 2 pi u2;  z(4j) = r cos theta,  z(4j+1) = r sin theta
 // and y = mean + stddev * z. Every step is one IEEE-rounded float operation (the 2^-32
-// product is exact), so the backends differ only where their logf, sinf and cosf round
+// product is exact), so the CPU and the GPU differ only where their logf, sinf and cosf round
 // differently: a few ulp. |z| <= sqrt(2 * 33 ln 2) = 6.8 (u1 >= 2^-33), so the tails are
 // cut beyond 6.8 sigma, where a normal has 1e-11 of its mass: 1e-3 numbers in 10^8.
 
 // The uniforms u1 in (0, 1] and u2 in [0, 1] of the rule above (a word near 2^32 rounds to
 // 2^32 as a float, hence the closed ends). uint32 -> float rounds to nearest on both
-// backends; the product by a power of two is exact, so an FMA contraction cannot change u1.
+// implementations; the product by a power of two is exact, so an FMA contraction cannot change u1.
 ENGINE_HOST_DEVICE float box_muller_u1(uint32_t bits) {
   return static_cast<float>(bits) * 2.3283064365386963e-10f + 1.1641532182693481e-10f;
 }
@@ -107,7 +107,7 @@ ENGINE_HOST_DEVICE Normal4 box_muller4(const Philox4x32& r) {
   return out;
 }
 
-// y = mean + stddev * z, rounded twice (multiply, then add) on both backends: nvcc would
+// y = mean + stddev * z, rounded twice (multiply, then add) on the CPU and the GPU: nvcc would
 // otherwise fuse it into one FMA, rounded once, and differ from the CPU by half an ulp.
 ENGINE_HOST_DEVICE float scale_normal(float z, float mean, float stddev) {
 #if defined(__CUDA_ARCH__)

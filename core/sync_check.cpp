@@ -1,10 +1,12 @@
-// The --sync-check wrapper (core/sync_check.h).
+// The --sync-check hook (core/sync_check.h).
 #include "core/sync_check.h"
 
 #include <array>
 #include <memory>
 #include <string>
 
+#include "core/device_services.h"
+#include "core/dispatch.h"
 #include "core/error.h"
 #include "core/profiler.h"
 #include "kernels/launch_site.h"
@@ -12,25 +14,32 @@
 namespace engine {
 namespace {
 
+class SyncCheckHook final : public OpHook {
+ public:
+  explicit SyncCheckHook(DeviceServices& device) : device_(device) {}
+  void around_op(const OpCall& call, const OpRun& run) override;
+
+ private:
+  DeviceServices& device_;
+};
+
 // One slot per device, as the profiler's: the CPU, then CUDA devices 0..15. Written at start-up,
-// before any other thread exists; read on every backend_for.
+// before any other thread exists.
 constexpr size_t MAX_DEVICES = 17;
-std::array<std::unique_ptr<SyncCheckBackend>, MAX_DEVICES> g_checked;
+std::array<std::unique_ptr<SyncCheckHook>, MAX_DEVICES> g_checked;
 
 size_t slot_of(Device device) {
   return device.is_cpu() ? 0 : static_cast<size_t>(device.index) + 1;
 }
 
-}  // namespace
-
-void SyncCheckBackend::around_op(const OpCall& call, const OpRun& run) {
+void SyncCheckHook::around_op(const OpCall& call, const OpRun& run) {
   // Cleared, so that a launch noted from here on is this op's (even from the same site as the
   // op before); put back if the op launched nothing.
   const cuda::LaunchSite* before = cuda::last_launch();
   cuda::note_launch(nullptr);
   try {
     run();
-    inner().synchronize();  // a fault of this op's kernels surfaces here, not ops later
+    device_.synchronize();  // a fault of this op's kernels surfaces here, not ops later
   } catch (const DeviceError& e) {
     const std::string op = std::string(call.op) + " " + call.shape;
     const cuda::LaunchSite* last = cuda::last_launch();  // the op's last kernel, if it had any
@@ -54,19 +63,21 @@ void SyncCheckBackend::around_op(const OpCall& call, const OpRun& run) {
   if (cuda::last_launch() == nullptr) cuda::note_launch(before);
 }
 
+}  // namespace
+
 void enable_sync_check(Device device) {
   const size_t slot = slot_of(device);
   ENGINE_CHECK(slot < MAX_DEVICES, "device ", to_string(device), " is beyond --sync-check's table");
   ENGINE_CHECK(!profiling_enabled(device),
                "enable --sync-check before --profile (the profiler would not see the checks)");
   if (g_checked[slot]) return;
-  Backend& plain = backend_for(device);
-  g_checked[slot] = std::make_unique<SyncCheckBackend>(plain);
+  g_checked[slot] = std::make_unique<SyncCheckHook>(device_services(device));
+  add_op_hook(device, g_checked[slot].get());
 }
 
-Backend* sync_check_backend(Device device) {
+bool sync_check_enabled(Device device) {
   const size_t slot = slot_of(device);
-  return slot < MAX_DEVICES ? g_checked[slot].get() : nullptr;
+  return slot < MAX_DEVICES && g_checked[slot] != nullptr;
 }
 
 }  // namespace engine

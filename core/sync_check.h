@@ -3,7 +3,7 @@
 // Kernels run asynchronously, so a fault inside one (an illegal address, a launch failure)
 // surfaces at the next call that waits for the device, ops later; by itself the error can only
 // name the last kernel launched before it was seen (kernels/launch_site.h).
-// enable_sync_check(device) puts a SyncCheckBackend in front of the device's backend: it waits
+// enable_sync_check(device) adds a hook at the dispatch point (core/dispatch.h) that waits
 // for the device after every op and copy, so a fault surfaces in the op that caused it, and
 // rethrows it as one line naming the op, its operands' sizes, the kernel and CUDA's words:
 //   GPU fault in op strided_copy 256: an illegal memory access was encountered
@@ -19,23 +19,13 @@
 // anything. On the CPU, where an op is done when it returns, the wait is free and nothing
 // changes.
 #pragma once
-#include "core/forwarding_backend.h"
+#include "core/device.h"
 
 namespace engine {
 
-class SyncCheckBackend final : public ForwardingBackend {
- public:
-  explicit SyncCheckBackend(Backend& inner) : ForwardingBackend(inner) {}
-
- protected:
-  void around_op(const OpCall& call, const OpRun& run) override;
-};
-
-// From now on, backend_for(device) returns a SyncCheckBackend over the device's backend. Call
-// it before any tensor of the run exists (tensors made earlier keep the plain backend), and
-// before enable_profiling (which then times the checked ops).
+// From now on, every op and copy on `device` is checked. Call it at start-up, before
+// enable_profiling (which then times the checked ops).
 void enable_sync_check(Device device);
-// The checking wrapper of `device`, or nullptr when it has none.
-Backend* sync_check_backend(Device device);
+bool sync_check_enabled(Device device);
 
 }  // namespace engine

@@ -3,8 +3,10 @@
 #include <cstring>
 
 #include "core/autograd.h"
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/dispatch.h"
 #include "core/error.h"
+#include "core/ops/elementwise.h"
 
 namespace engine {
 
@@ -19,29 +21,29 @@ const char* to_string(DType dtype) {
 
 size_t element_size(DType dtype) { return dtype == DType::U8 ? 1 : 4; }
 
-Storage::Storage(Backend& owner, size_t size)
-    : backend(owner), data(owner.allocator().allocate(size)), bytes(size) {}
+Storage::Storage(DeviceServices& owner, size_t size)
+    : services(owner), data(owner.allocator().allocate(size)), bytes(size) {}
 
-Storage::~Storage() { backend.allocator().deallocate(data, bytes); }
+Storage::~Storage() { services.allocator().deallocate(data, bytes); }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->dtype = dtype;
   const size_t bytes = static_cast<size_t>(engine::numel(shape)) * element_size(dtype);
-  impl->storage = std::make_shared<Storage>(backend_for(device), bytes);
+  impl->storage = std::make_shared<Storage>(device_services(device), bytes);
   return Tensor(std::move(impl));
 }
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype, Device device) {
   Tensor t = empty(shape, dtype, device);
-  t.backend().fill(t, 0.0f);
+  raw::fill(t, 0.0f);
   return t;
 }
 
 Tensor Tensor::full(const Shape& shape, float value, Device device) {
   Tensor t = empty(shape, DType::F32, device);
-  t.backend().fill(t, value);
+  raw::fill(t, value);
   return t;
 }
 
@@ -49,7 +51,7 @@ Tensor Tensor::from_vector(const std::vector<float>& values, const Shape& shape,
   ENGINE_CHECK(static_cast<int64_t>(values.size()) == engine::numel(shape), "from_vector: ",
                values.size(), " values do not fill shape ", to_string(shape));
   Tensor t = empty(shape, DType::F32, device);
-  t.backend().copy_from_host(t.raw_data(), values.data(), t.nbytes());
+  copy_bytes(t.services(), Copy::host_to_device, t.raw_data(), values.data(), t.nbytes());
   return t;
 }
 
@@ -57,7 +59,7 @@ Tensor Tensor::from_ints(const std::vector<int32_t>& values, const Shape& shape,
   ENGINE_CHECK(static_cast<int64_t>(values.size()) == engine::numel(shape), "from_ints: ",
                values.size(), " values do not fill shape ", to_string(shape));
   Tensor t = empty(shape, DType::I32, device);
-  t.backend().copy_from_host(t.raw_data(), values.data(), t.nbytes());
+  copy_bytes(t.services(), Copy::host_to_device, t.raw_data(), values.data(), t.nbytes());
   return t;
 }
 
@@ -65,7 +67,7 @@ Tensor Tensor::from_bytes(const std::vector<uint8_t>& values, const Shape& shape
   ENGINE_CHECK(static_cast<int64_t>(values.size()) == engine::numel(shape), "from_bytes: ",
                values.size(), " values do not fill shape ", to_string(shape));
   Tensor t = empty(shape, DType::U8, device);
-  t.backend().copy_from_host(t.raw_data(), values.data(), t.nbytes());
+  copy_bytes(t.services(), Copy::host_to_device, t.raw_data(), values.data(), t.nbytes());
   return t;
 }
 
@@ -84,8 +86,8 @@ int64_t Tensor::dim(int i) const {
 }
 
 DType Tensor::dtype() const { return impl().dtype; }
-Device Tensor::device() const { return impl().storage->backend.device(); }
-Backend& Tensor::backend() const { return impl().storage->backend; }
+Device Tensor::device() const { return impl().storage->services.device(); }
+DeviceServices& Tensor::services() const { return impl().storage->services; }
 
 void* Tensor::raw_data() const {
   const TensorImpl& t = impl();
@@ -112,19 +114,19 @@ uint8_t* Tensor::data<uint8_t>() const {
 
 std::vector<float> Tensor::to_vector() const {
   std::vector<float> out(static_cast<size_t>(numel()));
-  backend().copy_to_host(out.data(), data<float>(), nbytes());
+  copy_bytes(services(), Copy::device_to_host, out.data(), data<float>(), nbytes());
   return out;
 }
 
 std::vector<int32_t> Tensor::to_int_vector() const {
   std::vector<int32_t> out(static_cast<size_t>(numel()));
-  backend().copy_to_host(out.data(), data<int32_t>(), nbytes());
+  copy_bytes(services(), Copy::device_to_host, out.data(), data<int32_t>(), nbytes());
   return out;
 }
 
 std::vector<uint8_t> Tensor::to_bytes() const {
   std::vector<uint8_t> out(static_cast<size_t>(numel()));
-  backend().copy_to_host(out.data(), data<uint8_t>(), nbytes());
+  copy_bytes(services(), Copy::device_to_host, out.data(), data<uint8_t>(), nbytes());
   return out;
 }
 
@@ -139,15 +141,15 @@ void Tensor::copy_from(const Tensor& src) {
                to_string(src.shape()), " ", to_string(src.dtype()), " into ", to_string(shape()),
                " ", to_string(dtype()));
   if (src.device() == device()) {
-    backend().copy_within(raw_data(), src.raw_data(), nbytes());
+    copy_bytes(services(), Copy::within_device, raw_data(), src.raw_data(), nbytes());
   } else if (src.device().is_cpu()) {
-    backend().copy_from_host(raw_data(), src.raw_data(), nbytes());
+    copy_bytes(services(), Copy::host_to_device, raw_data(), src.raw_data(), nbytes());
   } else if (device().is_cpu()) {
-    src.backend().copy_to_host(raw_data(), src.raw_data(), nbytes());
+    copy_bytes(src.services(), Copy::device_to_host, raw_data(), src.raw_data(), nbytes());
   } else {
     std::vector<char> staging(nbytes());
-    src.backend().copy_to_host(staging.data(), src.raw_data(), nbytes());
-    backend().copy_from_host(raw_data(), staging.data(), nbytes());
+    copy_bytes(src.services(), Copy::device_to_host, staging.data(), src.raw_data(), nbytes());
+    copy_bytes(services(), Copy::host_to_device, raw_data(), staging.data(), nbytes());
   }
 }
 

@@ -25,17 +25,17 @@ inline uint8_t saturate_u8(float value) {
   return value > 0.0f ? static_cast<uint8_t>(value < 255.0f ? value : 255.0f) : uint8_t{0};
 }
 
-class Backend;
+class DeviceServices;
 class Node;
 
-// A block of device memory returned to its backend's allocator when the last user goes.
+// A block of device memory returned to its device's allocator when the last user goes.
 struct Storage {
-  Storage(Backend& backend, size_t bytes);
+  Storage(DeviceServices& services, size_t bytes);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  Backend& backend;
+  DeviceServices& services;
   void* data;
   size_t bytes;
 };
@@ -75,7 +75,7 @@ class Tensor {
   std::vector<int64_t> strides() const { return contiguous_strides(shape()); }
   DType dtype() const;
   Device device() const;
-  Backend& backend() const;
+  DeviceServices& services() const;  // its device's memory, copies and settings
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(dtype()); }
 
   // Raw pointer to the first element on the tensor's device; checks the dtype.

@@ -7,14 +7,16 @@
 // coordinates (4 multiplies, 6 adds, 4 compares, 2 converts) and 3 converts and multiplies,
 // all scalar (the read from a computed address does not vectorise): ~15 cycles per pixel,
 // 0.72 M pixels, ~3.5 ms at 3 GHz, so the loop is compute-bound (measured on one core:
-// docs/results/dogs_vs_cats.md, "The loader"). The backend splits the rows over the team;
-// data-loading workers call augment_image on one image each.
+// docs/results/dogs_vs_cats.md, "The loader"). cpu::augment_images splits the rows over the
+// team; data-loading workers call augment_image on one image each.
 //
 // The file is compiled with -ffp-contract=off (cpu/CMakeLists.txt): the coordinates must be
 // rounded operation by operation, exactly as the GPU computes them.
+#include "core/ops/augment.h"
+
 #include "core/affine_sample.h"
 #include "core/op_checks.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine {
 namespace {
@@ -45,8 +47,9 @@ void augment_image(const uint8_t* src, int height, int width, int channels, cons
 
 namespace cpu {
 
-void CpuBackend::augment_images(const Tensor& images, const Tensor& transforms, Tensor& out,
-                                float scale) {
+void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out, float scale) {
+  // Checked again here, not only in raw::augment_images: the loops below trust these shapes,
+  // and tests call this function directly.
   detail::check_augment_images(images, transforms, out);
   const int64_t count = images.dim(0);
   const auto height = static_cast<int>(images.dim(1));

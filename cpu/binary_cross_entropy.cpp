@@ -1,11 +1,14 @@
 // Binary cross-entropy on probabilities, written as Keras 2 writes it:
 //   p' = clip(p, eps, 1 - eps);  loss = -(t log(p' + eps) + (1 - t) log(1 - p' + eps))
 // The clip passes no gradient outside [eps, 1 - eps], as tf.clip_by_value does.
-// And fused with the sigmoid, from the logits z, in the stable form (core/backend.h):
+// And fused with the sigmoid, from the logits z, in the stable form
+// (core/ops/binary_cross_entropy.h):
 //   loss = max(z, 0) - z t + log1p(exp(-|z|)),   dz = dloss (sigmoid(z) - t).
+#include "core/ops/binary_cross_entropy.h"
+
 #include <cmath>
 
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -19,7 +22,7 @@ float stable_sigmoid(float z) {
 }
 }  // namespace
 
-void CpuBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
+void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
   const int64_t n = loss.numel();
   const float* prob = p.data<float>();
   const float* t = target.data<float>();
@@ -32,8 +35,8 @@ void CpuBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& tar
   }
 }
 
-void CpuBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
-                                               const Tensor& dloss, Tensor& dp) {
+void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
+                                   Tensor& dp) {
   const int64_t n = dp.numel();
   const float* prob = p.data<float>();
   const float* t = target.data<float>();
@@ -48,8 +51,7 @@ void CpuBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& ta
   }
 }
 
-void CpuBackend::sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
-                                               Tensor& loss) {
+void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target, Tensor& loss) {
   const int64_t n = loss.numel();
   const float* z = logits.data<float>();
   const float* t = target.data<float>();
@@ -59,8 +61,8 @@ void CpuBackend::sigmoid_cross_entropy_forward(const Tensor& logits, const Tenso
   }
 }
 
-void CpuBackend::sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
-                                                const Tensor& dloss, Tensor& dlogits) {
+void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target, const Tensor& dloss,
+                                    Tensor& dlogits) {
   const int64_t n = dlogits.numel();
   const float* z = logits.data<float>();
   const float* t = target.data<float>();

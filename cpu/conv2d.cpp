@@ -22,12 +22,16 @@
 //   (measured per pass: docs/results/cnn.md, "Earlier: ..., 2026-11-23", under the CPU table).
 //   im2col traffic: each chunk is written once and read once from L2; its K-fold reuse of x
 //   costs ~1 byte moved per 8 FLOPs in L2, far below what the cache delivers.
+#include "core/ops/conv2d.h"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "cpu/cpu_backend.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/matmul.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -118,17 +122,19 @@ int conv_team(const Conv2dGeometry& g) {
 
 }  // namespace
 
-void CpuBackend::conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
-                                Tensor& y) {
+// Below, cpu::fill and cpu::matmul, not their raw:: dispatch points: the convolution has passed
+// its own (core/dispatch.h), so --profile counts one conv2d op, not its pieces.
+
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
   const int64_t m = g.gemm_m(), n = g.gemm_n(), k = g.gemm_k();
   if (m == 0 || n == 0) return;
   if (k == 0) {  // no input channels: an empty sum
-    fill(y, 0.0f);
+    cpu::fill(y, 0.0f);
     return;
   }
   if (pointwise(g)) {
     Tensor rows = y.view({m, n});
-    matmul(x.view({m, k}), false, w.view({k, n}), false, rows, 1.0f, 0.0f);
+    cpu::matmul(x.view({m, k}), false, w.view({k, n}), false, rows, 1.0f, 0.0f);
     return;
   }
   const int team = conv_team(g);
@@ -149,20 +155,19 @@ void CpuBackend::conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const 
   }
 }
 
-void CpuBackend::conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w,
-                                      Tensor& dx) {
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {
   const int64_t m = g.gemm_m(), n = g.gemm_n(), k = g.gemm_k();
   if (dx.numel() == 0) return;
   if (m == 0 || n == 0) {  // no output (or no filters): nothing flows back
-    fill(dx, 0.0f);
+    cpu::fill(dx, 0.0f);
     return;
   }
   if (pointwise(g)) {
     Tensor rows = dx.view({m, k});
-    matmul(dy.view({m, n}), false, w.view({k, n}), true, rows, 1.0f, 0.0f);
+    cpu::matmul(dy.view({m, n}), false, w.view({k, n}), true, rows, 1.0f, 0.0f);
     return;
   }
-  fill(dx, 0.0f);  // col2im adds
+  cpu::fill(dx, 0.0f);  // col2im adds
   const int team = conv_team(g);
   const int64_t per_image = g.out_h * g.out_w;
   const Chunks chunks = plan_chunks(per_image, k, 1);  // a thread walks one image at a time
@@ -187,17 +192,17 @@ void CpuBackend::conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy,
   }
 }
 
-void CpuBackend::conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
-                                        Tensor& dw) {
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
+                            Tensor& dw) {
   const int64_t m = g.gemm_m(), n = g.gemm_n(), k = g.gemm_k();
   if (dw.numel() == 0) return;
   if (m == 0) {  // an empty batch: an empty sum
-    fill(dw, 0.0f);
+    cpu::fill(dw, 0.0f);
     return;
   }
   if (pointwise(g)) {
     Tensor rows = dw.view({k, n});
-    matmul(x.view({m, k}), true, dy.view({m, n}), false, rows, 1.0f, 0.0f);
+    cpu::matmul(x.view({m, k}), true, dy.view({m, n}), false, rows, 1.0f, 0.0f);
     return;
   }
   const int team = conv_team(g);

@@ -4,8 +4,10 @@
 //
 // Cost: one Philox call (10 rounds of two 32x32->64-bit multiplies) serves four elements,
 // ~20 integer ops per element: compute-bound on the CPU, hence the vector clones.
+#include "core/ops/dropout.h"
+
 #include "core/rng.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 #include "cpu/simd.h"
 
 namespace engine::cpu {
@@ -32,15 +34,13 @@ void apply_mask(const float* in, float* out, int64_t n, float rate, uint64_t see
 
 }  // namespace
 
-void CpuBackend::dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
-                                 const Tensor& step) {
+void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed, const Tensor& step) {
   apply_mask(x.data<float>(), y.data<float>(), y.numel(), rate, seed,
              static_cast<uint32_t>(step.data<int32_t>()[0]));
 }
 
 // d(x * mask * scale)/dx = mask * scale: the same transform applied to dy.
-void CpuBackend::dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
-                                  const Tensor& step) {
+void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed, const Tensor& step) {
   apply_mask(dy.data<float>(), dx.data<float>(), dx.numel(), rate, seed,
              static_cast<uint32_t>(step.data<int32_t>()[0]));
 }

@@ -1,8 +1,10 @@
 // elementwise_jvp on the CPU: out[k, i] = d(y[i]) * t[k, i] for K stacked directions, the
 // forward-mode (and batched reverse-mode) rule of relu, tanh, sigmoid and of a product.
-// A memory-bound loop like the other elementwise ops (core/backend.h has the contract).
+// A memory-bound loop like the other elementwise ops (core/ops/elementwise_jvp.h has the contract).
+#include "core/ops/elementwise_jvp.h"
+
 #include "core/error.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -43,7 +45,7 @@ void scale_directions(const float* y, const float* t, float* out, int64_t n, int
 
 }  // namespace
 
-void CpuBackend::elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) {
+void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) {
   const int64_t n = y.numel();
   if (n == 0 || out.numel() == 0) return;
   const int64_t K = out.numel() / n;

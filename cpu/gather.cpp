@@ -1,12 +1,14 @@
 // gather_rows on the CPU: copies whole rows as bytes, so it works for any dtype.
+#include "core/ops/gather.h"
+
 #include <cstring>
 
 #include "core/error.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 
-void CpuBackend::gather_rows(const Tensor& x, const Tensor& index, Tensor& y) {
+void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) {
   const int64_t rows = index.dim(0);
   const int64_t source_rows = x.dim(0);
   const size_t row_bytes = x.dim(0) == 0 ? 0 : x.nbytes() / static_cast<size_t>(source_rows);

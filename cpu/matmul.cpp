@@ -7,12 +7,15 @@
 // pthread build its own pool would otherwise spin against our OpenMP team for the same cores
 // (measured: a 16-core host slowed down by orders of magnitude), and one pool is also what
 // makes --threads mean the same thing for every op.
+#include "core/ops/matmul.h"
+
 #include <cblas.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "cpu/cpu_backend.h"
+#include "core/ops/elementwise.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 
@@ -96,16 +99,16 @@ void dot(const float* a, const float* b, int64_t k, float alpha, float beta, flo
 
 }  // namespace
 
-void CpuBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
-                        Tensor& c, float alpha, float beta) {
+void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
+            float alpha, float beta) {
   const int64_t m = c.dim(0), n = c.dim(1);
   const int64_t k = transpose_a ? a.dim(0) : a.dim(1);
   if (m == 0 || n == 0) return;
   if (k == 0) {  // an empty sum: C = beta * C (BLAS may reject zero leading dimensions)
     if (beta == 0.0f) {
-      fill(c, 0.0f);
+      cpu::fill(c, 0.0f);
     } else {
-      axpby(beta, c, 0.0f, c);
+      cpu::axpby(beta, c, 0.0f, c);
     }
     return;
   }

@@ -3,15 +3,16 @@
 // 28 bytes per parameter; 101,770 parameters are 2.8 MB per step. RMSprop moves 20 bytes per
 // parameter, Adadelta 28 (seed 004's MNIST CNN, 1,199,882 parameters: 34 MB, ~3 ms on one
 // core, well under a millisecond on a socket).
+#include "core/ops/optimizers.h"
+
 #include <cmath>
 
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 #include "cpu/simd.h"
 
 namespace engine::cpu {
 
-void CpuBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
-                            float momentum) {
+void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr, float momentum) {
   const int64_t n = param.numel();
   float* p = param.data<float>();
   const float* g = grad.data<float>();
@@ -45,8 +46,8 @@ void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamCo
 
 }  // namespace
 
-void CpuBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                             const AdamConfig& config, const Tensor& step) {
+void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamConfig& config,
+                 const Tensor& step) {
   const int64_t t = static_cast<int64_t>(step.data<int32_t>()[0]) + 1;
   adam_loop(param.data<float>(), grad.data<float>(), m.data<float>(), v.data<float>(),
             param.numel(), config, static_cast<float>(adam_step_size(config, t)));
@@ -79,18 +80,18 @@ void adadelta_loop(float* p, const float* g, float* s, float* u, int64_t n, floa
 
 }  // namespace
 
-void CpuBackend::rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr,
-                                float rho, float epsilon) {
+void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr, float rho,
+                    float epsilon) {
   rmsprop_loop(param.data<float>(), grad.data<float>(), mean_square.data<float>(), param.numel(),
                lr, rho, epsilon);
 }
 
-void CpuBackend::adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
-                                 Tensor& mean_square_delta, float lr, float rho, float epsilon) {
+void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                     Tensor& mean_square_delta, float lr, float rho, float epsilon) {
   adadelta_loop(param.data<float>(), grad.data<float>(), mean_square.data<float>(),
                 mean_square_delta.data<float>(), param.numel(), lr, rho, epsilon);
 }
 
-void CpuBackend::increment(Tensor& counter) { ++counter.data<int32_t>()[0]; }
+void increment(Tensor& counter) { ++counter.data<int32_t>()[0]; }
 
 }  // namespace engine::cpu

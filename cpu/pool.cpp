@@ -6,10 +6,13 @@
 // (3.3 MB), 3.3 M outputs x 4 compares. Memory-bound: ~16 MB per pass, ~1.5 ms on one core at
 // ~10 GB/s, a fraction of that on a full socket. The backward reads x, y, dy and writes dx:
 // ~33 MB, about twice the forward.
+#include "core/ops/pool.h"
+
 #include <algorithm>
 #include <limits>
 
-#include "cpu/cpu_backend.h"
+#include "core/ops/elementwise.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -27,7 +30,7 @@ Window window(const Conv2dGeometry& g, int64_t oh, int64_t ow) {
 
 }  // namespace
 
-void CpuBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
+void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
   const int64_t c = g.in_c, rows = g.batch * g.out_h;
   const float* in = x.data<float>();
   float* out = y.data<float>();
@@ -54,9 +57,9 @@ void CpuBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Te
 // the window's maximum y: the forward's max is one of x's values, so the test is exact.
 // Windows may overlap (stride < pool) and then add into the same dx, so a thread owns whole
 // images.
-void CpuBackend::max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
-                                     const Tensor& dy, Tensor& dx) {
-  fill(dx, 0.0f);
+void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                         const Tensor& dy, Tensor& dx) {
+  cpu::fill(dx, 0.0f);  // 0 except at the windows' maxima, which add into it
   const int64_t c = g.in_c;
   const float* in = x.data<float>();
   const float* out = y.data<float>();

@@ -1,7 +1,10 @@
 // Reductions on the CPU: sum (and so mean), its backward, and the accuracy count.
+#include "core/ops/reduce.h"
+
 #include <vector>
 
-#include "cpu/cpu_backend.h"
+#include "core/ops/elementwise.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -10,7 +13,7 @@ namespace {
 constexpr int64_t SUM_CHUNK = 8192;
 }  // namespace
 
-void CpuBackend::sum(const Tensor& x, Tensor& y, float scale) {
+void sum(const Tensor& x, Tensor& y, float scale) {
   const int64_t n = x.numel();
   const float* in = x.data<float>();
   const int64_t chunks = (n + SUM_CHUNK - 1) / SUM_CHUNK;
@@ -28,11 +31,11 @@ void CpuBackend::sum(const Tensor& x, Tensor& y, float scale) {
   y.data<float>()[0] = static_cast<float>(total * scale);
 }
 
-void CpuBackend::broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
-  fill(y, s.data<float>()[0] * scale);
+void broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
+  cpu::fill(y, s.data<float>()[0] * scale);
 }
 
-void CpuBackend::count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
+void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   const float* in = logits.data<float>();
   if (labels.dtype() == DType::F32) {  // a sigmoid head: threshold 0.5, i.e. logit 0

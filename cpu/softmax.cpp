@@ -1,9 +1,11 @@
 // Row-wise softmax / log-softmax and the fused softmax + cross-entropy, on the CPU.
 // Every row subtracts its maximum before exponentiating, so no logit overflows exp().
+#include "core/ops/softmax.h"
+
 #include <cmath>
 
 #include "core/error.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 namespace {
@@ -24,7 +26,7 @@ RowStats row_stats(const float* row, int64_t cols) {
 
 }  // namespace
 
-void CpuBackend::softmax_forward(const Tensor& x, Tensor& y, bool log) {
+void softmax_forward(const Tensor& x, Tensor& y, bool log) {
   const int64_t rows = x.dim(0), cols = x.dim(1);
   const float* in = x.data<float>();
   float* out = y.data<float>();
@@ -40,7 +42,7 @@ void CpuBackend::softmax_forward(const Tensor& x, Tensor& y, bool log) {
   }
 }
 
-void CpuBackend::softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) {
+void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) {
   const int64_t rows = y.dim(0), cols = y.dim(1);
   const float* out = y.data<float>();
   const float* g = dy.data<float>();
@@ -63,8 +65,8 @@ void CpuBackend::softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx,
   }
 }
 
-void CpuBackend::softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels,
-                                               Tensor& probs, Tensor& loss) {
+void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                   Tensor& loss) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   const float* in = logits.data<float>();
   const int32_t* label = labels.data<int32_t>();
@@ -84,8 +86,8 @@ void CpuBackend::softmax_cross_entropy_forward(const Tensor& logits, const Tenso
   }
 }
 
-void CpuBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
-                                                const Tensor& dloss, Tensor& dlogits) {
+void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, const Tensor& dloss,
+                                    Tensor& dlogits) {
   const int64_t rows = probs.dim(0), cols = probs.dim(1);
   const float* p = probs.data<float>();
   const int32_t* label = labels.data<int32_t>();

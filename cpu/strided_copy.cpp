@@ -1,15 +1,17 @@
 // strided_copy on the CPU: y[to(i, j, k)] = x[from(i, j, k)] over a 3-D index space, for any
 // 4-byte dtype. How Jacobians build one-hot bases, transpose tangents into columns and scatter
 // per-sample blocks onto a diagonal (nn/jacobian.cpp). The walks' bounds are checked by the
-// caller (engine::strided_copy).
+// dispatch point (raw::strided_copy).
+#include "core/ops/strided_copy.h"
+
 #include <cstdint>
 
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::cpu {
 
-void CpuBackend::strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
-                              const Walk3d& from, const Walk3d& to) {
+void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                  const Walk3d& from, const Walk3d& to) {
   const int64_t n0 = extent[0], n1 = extent[1], n2 = extent[2];
   if (n0 == 0 || n1 == 0 || n2 == 0) return;
   const auto* src = static_cast<const uint32_t*>(x.raw_data()) + from.offset;

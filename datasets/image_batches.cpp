@@ -9,8 +9,10 @@
 #include <numeric>
 
 #include "core/affine_sample.h"
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/dispatch.h"
 #include "core/error.h"
+#include "core/ops/augment.h"
 #include "core/rng.h"
 #include "datasets/jpeg_image.h"
 
@@ -61,36 +63,36 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
     device_transforms_ = Tensor::empty({batch, 6}, DType::F32, device_);
   }
 
-  Backend& backend = backend_for(device_);
+  DeviceServices& services = device_services(device_);
   const auto pixels = static_cast<size_t>(batch * image_bytes_);
   slots_.resize(static_cast<size_t>(options_.prefetch));
   for (Slot& slot : slots_) {
     if (options_.augment_on_device) {  // bytes and their transforms; the device augments
-      slot.pixels = static_cast<uint8_t*>(backend.allocate_pinned(pixels));
+      slot.pixels = static_cast<uint8_t*>(services.allocate_pinned(pixels));
       slot.transforms =
-          static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
+          static_cast<float*>(services.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
     } else {  // floats, augmented here
-      slot.values = static_cast<float*>(backend.allocate_pinned(pixels * sizeof(float)));
+      slot.values = static_cast<float*>(services.allocate_pinned(pixels * sizeof(float)));
     }
-    slot.labels = static_cast<float*>(backend.allocate_pinned(static_cast<size_t>(batch) * sizeof(float)));
+    slot.labels = static_cast<float*>(services.allocate_pinned(static_cast<size_t>(batch) * sizeof(float)));
     free_.push_back(&slot);
   }
 }
 
 ImageBatches::~ImageBatches() {
   stop_producer();
-  Backend& backend = backend_for(device_);
+  DeviceServices& services = device_services(device_);
   try {
-    backend.synchronize();  // no copy may still read a slot we free
+    services.synchronize();  // no copy may still read a slot we free
   } catch (const Error&) {
     // A device fault (the error that unwinds through here) fails every later call too; a
     // destructor must not throw, and the frees below are best effort.
   }
   for (Slot& slot : slots_) {
-    if (slot.pixels) backend.free_pinned(slot.pixels);
-    if (slot.values) backend.free_pinned(slot.values);
-    if (slot.transforms) backend.free_pinned(slot.transforms);
-    if (slot.labels) backend.free_pinned(slot.labels);
+    if (slot.pixels) services.free_pinned(slot.pixels);
+    if (slot.values) services.free_pinned(slot.values);
+    if (slot.transforms) services.free_pinned(slot.transforms);
+    if (slot.labels) services.free_pinned(slot.labels);
   }
 }
 
@@ -232,11 +234,11 @@ void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64
 }
 
 void ImageBatches::release_copied_slots(size_t keep) {
-  Backend& backend = backend_for(device_);
+  DeviceServices& services = device_services(device_);
   while (in_flight_.size() > keep) {
     Slot* slot = in_flight_.front();
     in_flight_.pop_front();
-    backend.fence_wait(slot->fence);
+    services.fence_wait(slot->fence);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       free_.push_back(slot);
@@ -248,9 +250,9 @@ void ImageBatches::release_copied_slots(size_t keep) {
 int64_t ImageBatches::next() {
   ENGINE_CHECK(producer_.joinable(), "next() before start_epoch()");
   ENGINE_CHECK(taken_ < steps_, "next() called after the epoch's last batch");
-  Backend& backend = backend_for(device_);
+  DeviceServices& services = device_services(device_);
   // Everything queued so far: the steps the device may still be running while we wait.
-  const uint64_t queued = backend.record_fence();
+  const uint64_t queued = services.record_fence();
   // The batch handed over last time may still be on its way to the device; the one before
   // it has arrived (or is about to): its slot can be refilled.
   release_copied_slots(1);
@@ -262,7 +264,7 @@ int64_t ImageBatches::next() {
     std::unique_lock<std::mutex> lock(mutex_);
     auto idle_since = std::chrono::steady_clock::time_point::max();
     const auto note_idle = [&] {
-      if (idle_since == std::chrono::steady_clock::time_point::max() && backend.fence_reached(queued)) {
+      if (idle_since == std::chrono::steady_clock::time_point::max() && services.fence_reached(queued)) {
         idle_since = std::chrono::steady_clock::now();
       }
     };
@@ -282,19 +284,20 @@ int64_t ImageBatches::next() {
   ++taken_;
   const int64_t count = slot->count;
   const int64_t values = count * image_bytes_;
-  backend.copy_from_pinned_async(y_.raw_data(), slot->labels, static_cast<size_t>(count) * sizeof(float));
+  const Copy async = Copy::pinned_host_to_device_async;
+  copy_bytes(services, async, y_.raw_data(), slot->labels, static_cast<size_t>(count) * sizeof(float));
   if (options_.augment_on_device) {
-    backend.copy_from_pinned_async(device_pixels_.raw_data(), slot->pixels, static_cast<size_t>(values));
-    backend.copy_from_pinned_async(device_transforms_.raw_data(), slot->transforms,
-                                   static_cast<size_t>(count) * 6 * sizeof(float));
+    copy_bytes(services, async, device_pixels_.raw_data(), slot->pixels, static_cast<size_t>(values));
+    copy_bytes(services, async, device_transforms_.raw_data(), slot->transforms,
+               static_cast<size_t>(count) * 6 * sizeof(float));
     const Shape images = {count, options_.height, options_.width, kChannels};
     Tensor out = x_.slice(0, images);
-    backend.augment_images(device_pixels_.slice(0, images), device_transforms_.slice(0, {count, 6}),
-                           out, 1.0f / 255.0f);
+    raw::augment_images(device_pixels_.slice(0, images), device_transforms_.slice(0, {count, 6}), out,
+                        1.0f / 255.0f);
   } else {
-    backend.copy_from_pinned_async(x_.raw_data(), slot->values, static_cast<size_t>(values) * sizeof(float));
+    copy_bytes(services, async, x_.raw_data(), slot->values, static_cast<size_t>(values) * sizeof(float));
   }
-  slot->fence = backend.record_fence();
+  slot->fence = services.record_fence();
   in_flight_.push_back(slot);
   return count;
 }

@@ -1,5 +1,5 @@
 // The Dense layer's epilogue and its gradient: y = act(x + bias), and dx = act'(y) * dy with
-// dbias = column sums of dx in the same pass; plain activations; sum_rows.
+// dbias = column sums of dx in the same pass; plain activations; GELU; sum_rows.
 //
 // Napkin math, seed-000 hidden layer, (32, 128) floats:
 //   forward: 4,096 elements, one add and one max each; reads x (16 KB) + bias, writes y
@@ -14,10 +14,10 @@
 // 86,528 / 8 dependent loads per thread, and took far longer than that (measured:
 // docs/results/cnn.md, "What made the difference: one kernel was 75% of the step"). So tall
 // inputs split their rows over blocks too (row chunks), each chunk's column sums land in a
-// workspace, and matmul::split_k_reduce adds the chunks in order.
+// workspace, and gemm::split_k_reduce adds the chunks in order.
 #include <algorithm>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/activation.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/vector_io.h"
@@ -121,9 +121,32 @@ __global__ void activation_backward_kernel(const float* __restrict__ y, const fl
   }
 }
 
+// GELU, y = x Phi(x), and dx = dy (Phi(x) + x phi(x)): one grid-stride pass each. erff and
+// expf are a few dozen instructions, still far below the ~8 bytes per element a pass moves at
+// 3 TB/s, so both stay memory-bound. The CPU computes in double (cpu/activation.cpp); these
+// float versions differ from it by a few ulp.
+__global__ void gelu_forward_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const float v = x[i];
+    y[i] = 0.5f * v * (1.0f + erff(v * 0.70710678f));  // 0.7071 = 1 / sqrt(2)
+  }
+}
+
+__global__ void gelu_backward_kernel(const float* __restrict__ x, const float* __restrict__ dy,
+                                     float* __restrict__ dx, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const float v = x[i];
+    const float cdf = 0.5f * (1.0f + erff(v * 0.70710678f));
+    const float pdf = 0.39894228f * expf(-0.5f * v * v);  // 0.3989 = 1 / sqrt(2 pi)
+    dx[i] = dy[i] * (cdf + v * pdf);
+  }
+}
+
 // Turns a run-time activation into the template argument.
 template <typename F>
-void dispatch(Activation act, const char* op, F&& launch) {
+void with_activation(Activation act, const char* op, F&& launch) {
   switch (act) {
     case Activation::None: launch(std::integral_constant<Activation, Activation::None>{}); return;
     case Activation::Relu: launch(std::integral_constant<Activation, Activation::Relu>{}); return;
@@ -142,7 +165,7 @@ void launch_bias_activation(Activation act, const Tensor& x, const float* bias, 
   if (n == 0) return;
   // Groups of 4 stay in one row where there is a bias (cols % 4 == 0); without one, anywhere.
   const bool vec = (bias ? cols : n) % 4 == 0 && aligned16(x.data<float>()) && aligned16(y.data<float>());
-  dispatch(act, "bias_activation_forward", [&](auto a) {
+  with_activation(act, "bias_activation_forward", [&](auto a) {
     launch_float_groups(n, vec, n < (int64_t{1} << 30), THREADS, [&](auto types, unsigned blocks, int64_t groups) {
       using Index = typename decltype(types)::first_type;
       constexpr int W = decltype(types)::second_type::value;
@@ -165,55 +188,69 @@ void launch_columns(Activation act, const float* y, const Tensor& dy, float* dx,
   Tensor chunk_sums;
   if (chunks > 1 && dbias) chunk_sums = Tensor::empty({chunks, cols}, DType::F32, dy.device());
   const dim3 grid(static_cast<unsigned>(col_tiles), static_cast<unsigned>(chunks));
-  dispatch(act, "bias_activation_backward", [&](auto a) {
+  with_activation(act, "bias_activation_backward", [&](auto a) {
     activation_backward_columns_kernel<decltype(a)::value><<<grid, block, 0, stream()>>>(
         y, dy.data<float>(), dx, dbias, chunk_sums.defined() ? chunk_sums.data<float>() : nullptr,
         rows, cols, chunk_rows);
   });
   CHECK_LAUNCH();
   if (chunk_sums.defined()) {  // dbias = the chunks' sums added in order: a 1 x cols split-K
-    matmul::Gemm g;
+    gemm::Gemm g;
     g.M = 1;
     g.N = static_cast<int>(cols);
     g.C = dbias;
     g.ldc = g.N;
     g.partial = chunk_sums.data<float>();
-    matmul::split_k_reduce(g, static_cast<int>(chunks), stream());
+    gemm::split_k_reduce(g, static_cast<int>(chunks), stream());
   }
 }
 
 }  // namespace
 
-void CudaBackend::bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias,
-                                          Tensor& y) {
+void bias_activation_forward(Activation act, const Tensor& x, const Tensor& bias, Tensor& y) {
   launch_bias_activation(act, x, bias.data<float>(), y, x.dim(1));
 }
 
-void CudaBackend::bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy,
-                                           Tensor& dx, Tensor& dbias) {
+void bias_activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx,
+                              Tensor& dbias) {
   ENGINE_CHECK(act != Activation::None, "bias_activation_backward: act None is sum_rows");
   launch_columns(act, y.data<float>(), dy, dx.data<float>(),
                  dbias.defined() ? dbias.data<float>() : nullptr);
 }
 
-void CudaBackend::sum_rows(const Tensor& dy, Tensor& db) {
+void sum_rows(const Tensor& dy, Tensor& db) {
   launch_columns(Activation::None, nullptr, dy, nullptr, db.data<float>());
 }
 
-void CudaBackend::activation_forward(Activation act, const Tensor& x, Tensor& y) {
+void activation_forward(Activation act, const Tensor& x, Tensor& y) {
   ENGINE_CHECK(act != Activation::None, "activation_forward: not an elementwise activation");
   launch_bias_activation(act, x, nullptr, y, 1);
 }
 
-void CudaBackend::activation_backward(Activation act, const Tensor& y, const Tensor& dy,
-                                      Tensor& dx) {
+void activation_backward(Activation act, const Tensor& y, const Tensor& dy, Tensor& dx) {
   ENGINE_CHECK(act != Activation::None, "activation_backward: not an elementwise activation");
   const int64_t n = dx.numel();
   if (n == 0) return;
-  dispatch(act, "activation_backward", [&](auto a) {
+  with_activation(act, "activation_backward", [&](auto a) {
     activation_backward_kernel<decltype(a)::value><<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
         y.data<float>(), dy.data<float>(), dx.data<float>(), n);
   });
+  CHECK_LAUNCH();
+}
+
+void gelu_forward(const Tensor& x, Tensor& y) {
+  const int64_t n = y.numel();
+  if (n == 0) return;
+  gelu_forward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(x.data<float>(),
+                                                                        y.data<float>(), n);
+  CHECK_LAUNCH();
+}
+
+void gelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
+  const int64_t n = dx.numel();
+  if (n == 0) return;
+  gelu_backward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
+      x.data<float>(), dy.data<float>(), dx.data<float>(), n);
   CHECK_LAUNCH();
 }
 

@@ -1,7 +1,7 @@
 // augment_images on the GPU: Keras' shear / zoom / flip augmentation with rescale, one
-// nearest-neighbour affine resampling per image (core/backend.h has the formula; the CPU
-// reference is cpu/augment.cpp). Both backends take the source pixel of every output pixel
-// from core/affine_sample.h, whose device path rounds each multiply and add on its own
+// nearest-neighbour affine resampling per image (core/ops/augment.h has the formula; the CPU
+// reference is cpu/augment.cpp). Both implementations take the source pixel of every output
+// pixel from core/affine_sample.h, whose device path rounds each multiply and add on its own
 // (__fmul_rn, __fadd_rn: never fused into an FMA), so the two results match bit for bit.
 //
 // Napkin math, seed-004 batch (32 images of 150 x 150 x 3): 2.16 M output values.
@@ -24,7 +24,7 @@
 
 #include "core/affine_sample.h"
 #include "core/op_checks.h"
-#include "kernels/cuda_backend.h"
+#include "core/ops/augment.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -60,8 +60,7 @@ __global__ void augment_images_kernel(const uint8_t* __restrict__ images,
 
 }  // namespace
 
-void CudaBackend::augment_images(const Tensor& images, const Tensor& transforms, Tensor& out,
-                                 float scale) {
+void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out, float scale) {
   detail::check_augment_images(images, transforms, out);
   if (out.numel() == 0) return;
   const auto count = static_cast<int>(images.dim(0));  // < 2^31, checked above

@@ -7,7 +7,7 @@
 //
 // Napkin math: n elements, 2 logs each; reads p and t, writes the loss: 12n bytes.
 // For the Dogs-vs-Cats head (32, 1) it is one launch of 32 threads: launch-bound.
-#include "kernels/cuda_backend.h"
+#include "core/ops/binary_cross_entropy.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -58,8 +58,7 @@ __global__ void sigmoid_ce_backward_kernel(const float* __restrict__ z,
 
 }  // namespace
 
-void CudaBackend::sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target,
-                                                Tensor& loss) {
+void sigmoid_cross_entropy_forward(const Tensor& logits, const Tensor& target, Tensor& loss) {
   const int64_t n = loss.numel();
   if (n == 0) return;
   sigmoid_ce_forward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -67,8 +66,8 @@ void CudaBackend::sigmoid_cross_entropy_forward(const Tensor& logits, const Tens
   CHECK_LAUNCH();
 }
 
-void CudaBackend::sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target,
-                                                 const Tensor& dloss, Tensor& dlogits) {
+void sigmoid_cross_entropy_backward(const Tensor& logits, const Tensor& target, const Tensor& dloss,
+                                    Tensor& dlogits) {
   const int64_t n = dlogits.numel();
   if (n == 0) return;
   sigmoid_ce_backward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -76,7 +75,7 @@ void CudaBackend::sigmoid_cross_entropy_backward(const Tensor& logits, const Ten
   CHECK_LAUNCH();
 }
 
-void CudaBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
+void binary_cross_entropy_forward(const Tensor& p, const Tensor& target, Tensor& loss) {
   const int64_t n = loss.numel();
   if (n == 0) return;
   bce_forward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -84,8 +83,8 @@ void CudaBackend::binary_cross_entropy_forward(const Tensor& p, const Tensor& ta
   CHECK_LAUNCH();
 }
 
-void CudaBackend::binary_cross_entropy_backward(const Tensor& p, const Tensor& target,
-                                                const Tensor& dloss, Tensor& dp) {
+void binary_cross_entropy_backward(const Tensor& p, const Tensor& target, const Tensor& dloss,
+                                   Tensor& dp) {
   const int64_t n = dp.numel();
   if (n == 0) return;
   bce_backward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(

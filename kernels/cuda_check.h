@@ -2,12 +2,12 @@
 // engine::CudaError (a DeviceError: apps exit with status 2) naming the call, the file and the
 // line, and CUDA's own description, e.g.
 //   CUDA error: cudaMalloc(&splitk_counters_, counter_bytes) failed at
-//   kernels/cuda_backend.cu:158: out of memory
+//   kernels/cuda_device.cu:199: out of memory
 // CHECK_LAUNCH() follows every kernel launch: it catches bad launch configurations at once, and
 // notes the launch's site (kernels/launch_site.h). Faults inside a kernel surface at the next
 // synchronising call; their message names the last kernel launched before it, e.g.
 //   GPU fault: an illegal memory access was encountered (cudaErrorIllegalAddress), reported by
-//   cudaStreamSynchronize(g_stream) at kernels/cuda_backend.cu:233; the last kernel launched
+//   cudaStreamSynchronize(g_stream) at kernels/cuda_device.cu:273; the last kernel launched
 //   before that: strided_copy_kernel launched at kernels/strided_copy.cu:92 (kernels run
 //   asynchronously, so it may be an earlier one: rerun with --sync-check to find the op exactly)
 // CHECK_LAUNCH_NAMED("kernel") does the same and puts the kernel's name in those messages.

@@ -1,4 +1,4 @@
-// The CUDA backend's GPU, described once, and the kernel choices made from it
+// The GPU, described once, and the kernel choices made from it
 // (core/gpu_architecture.h). Every hardware-dependent choice in kernels/ reads device_caps():
 // wgmma/TMA vs mma.sync vs FP32 FMA, cp.async, the conv pipeline's stages, the SM count.
 // Two environment variables change the choice, for tests and benchmarks:
@@ -17,7 +17,7 @@ struct DeviceCaps {
   BuildMatch code;        // which of the build's code the GPU runs (SASS or PTX JIT)
 };
 
-// The current device, asked once (cudaGetDevice: the backend has set it). Throws if no
+// The current device, asked once (cudaGetDevice: CudaDevice has set it). Throws if no
 // device can be asked.
 const DeviceCaps& device_caps();
 

@@ -1,7 +1,8 @@
 // The dot product: c = alpha * sum_i a[i] b[i] + beta * c, the matmul (1 x K) @ (K x 1) of the
-// seed-002 sweep. CudaBackend::matmul sends every M == 1, N == 1 product here (cuBLAS under
-// --device cudnn): small_splitk would give the whole of K to one 32 x 32 output tile split
-// into at most 16 K slices, i.e. 16 blocks walking 10^8 elements.
+// seed-002 sweep. cuda::matmul (kernels/matmul.cu) sends every M == 1, N == 1 product here
+// (vendor::matmul, under --device cudnn, gives them to cuBLAS): small_splitk would give the
+// whole of K to one 32 x 32 output tile split into at most 16 K slices, i.e. 16 blocks walking
+// 10^8 elements.
 //
 // Napkin math, K = 10^8: 2e8 FLOP and 800 MB read (each byte once), intensity 0.25 FLOP/byte,
 // far below the ridge (~17 FLOP/byte for 51 TFLOP/s over 3 TB/s): memory-bound. At 3.0 TB/s
@@ -18,7 +19,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/cuda_backend.h"
 #include "kernels/dot.h"
 #include "kernels/launch.h"
 

@@ -1,13 +1,13 @@
 // Inverted dropout with a counter-based mask (core/rng.h, dropout_uniform): element i at
 // training step s is kept when uniform(philox(key = seed, counter = (i / 4, s)))[i % 4] >=
-// rate. The same rule as cpu/dropout.cpp, bit for bit, so the two backends drop the same
+// rate. The same rule as cpu/dropout.cpp, bit for bit, so the CPU and the GPU drop the same
 // elements. The step is read on the device: a replayed CUDA graph draws a new mask each step.
 //
 // Napkin math, seed-000 hidden layer (32, 128): 4,096 elements = 1,024 Philox calls of 10
 // rounds (~20 integer ops each), ~0.2 MOP, plus 32 KB moved: launch-bound. Each thread
 // handles the four elements of one Philox call, so no random number is computed twice.
+#include "core/ops/dropout.h"
 #include "core/rng.h"
-#include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -40,14 +40,12 @@ void launch_dropout(const Tensor& in, Tensor& out, float rate, uint64_t seed, co
 
 }  // namespace
 
-void CudaBackend::dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed,
-                                  const Tensor& step) {
+void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed, const Tensor& step) {
   launch_dropout(x, y, rate, seed, step);
 }
 
 // d(x * mask * scale)/dx = mask * scale: the same transform applied to dy.
-void CudaBackend::dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
-                                   const Tensor& step) {
+void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed, const Tensor& step) {
   launch_dropout(dy, dx, rate, seed, step);
 }
 

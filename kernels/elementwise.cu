@@ -1,11 +1,10 @@
-// Elementwise kernels: fill, binary add/sub/mul, axpby, broadcast of a device scalar, and the
-// step counter's increment.
+// Elementwise kernels (core/ops/elementwise.h): fill, binary add/sub/mul and axpby.
 //
 // Napkin math: an elementwise op over n floats moves 8n-12n bytes and does n flops, so it is
 // memory-bound above ~100k elements (a 1M-element add: 12 MB, ~4 us at 3 TB/s) and
 // launch-bound below (the seed models' tensors are 4k-32k elements: ~2-4 us of launch for
 // ~0.05 us of memory traffic). Grid-stride loops keep one kernel correct for any n.
-#include "kernels/cuda_backend.h"
+#include "core/ops/elementwise.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -37,18 +36,9 @@ __global__ void axpby_kernel(float alpha, const float* x, float beta, float* y, 
   GRID_STRIDE_LOOP(i, n) y[i] = beta == 0.0f ? alpha * x[i] : alpha * x[i] + beta * y[i];
 }
 
-// y[i] = scale * s[0]: the scalar is read on the device, so no host round trip.
-__global__ void broadcast_scalar_kernel(const float* __restrict__ s, float scale,
-                                        float* __restrict__ y, int64_t n) {
-  const float value = s[0] * scale;
-  GRID_STRIDE_LOOP(i, n) y[i] = value;
-}
-
-__global__ void increment_kernel(int32_t* counter) { counter[0] += 1; }
-
 }  // namespace
 
-void CudaBackend::fill(Tensor& y, float value) {
+void fill(Tensor& y, float value) {
   const int64_t n = y.numel();
   if (n == 0) return;
   if (y.dtype() == DType::I32) {
@@ -63,7 +53,7 @@ void CudaBackend::fill(Tensor& y, float value) {
   CHECK_LAUNCH();
 }
 
-void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) {
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = y.numel();
   if (n == 0) return;
   const unsigned grid = blocks_for(n, THREADS);
@@ -77,24 +67,11 @@ void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& 
   CHECK_LAUNCH();
 }
 
-void CudaBackend::axpby(float alpha, const Tensor& x, float beta, Tensor& y) {
+void axpby(float alpha, const Tensor& x, float beta, Tensor& y) {
   const int64_t n = y.numel();
   if (n == 0) return;
   axpby_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(alpha, x.data<float>(), beta,
                                                                  y.data<float>(), n);
-  CHECK_LAUNCH();
-}
-
-void CudaBackend::broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
-  const int64_t n = y.numel();
-  if (n == 0) return;
-  broadcast_scalar_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
-      s.data<float>(), scale, y.data<float>(), n);
-  CHECK_LAUNCH();
-}
-
-void CudaBackend::increment(Tensor& counter) {
-  increment_kernel<<<1, 1, 0, stream()>>>(counter.data<int32_t>());
   CHECK_LAUNCH();
 }
 

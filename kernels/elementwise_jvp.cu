@@ -13,7 +13,7 @@
 // Grid: x covers y's elements (coalesced along i), y covers the directions.
 #include <algorithm>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/elementwise_jvp.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -44,7 +44,7 @@ __global__ void elementwise_jvp_kernel(const float* __restrict__ y, const float*
 
 }  // namespace
 
-void CudaBackend::elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) {
+void elementwise_jvp(Activation act, const Tensor& y, const Tensor& t, Tensor& out) {
   const int64_t n = y.numel();
   if (n == 0 || out.numel() == 0) return;
   const int64_t K = out.numel() / n;

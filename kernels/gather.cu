@@ -6,8 +6,8 @@
 // the reads of one source row and the writes are coalesced.
 //
 // An index outside [0, rows) cannot throw from a kernel: its output row is zero-filled
-// instead (the CPU backend throws); datasets are checked when they are loaded.
-#include "kernels/cuda_backend.h"
+// instead (cpu/gather.cpp throws); datasets are checked when they are loaded.
+#include "core/ops/gather.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -31,7 +31,7 @@ __global__ void gather_rows_kernel(const Word* __restrict__ x, const int32_t* __
 
 }  // namespace
 
-void CudaBackend::gather_rows(const Tensor& x, const Tensor& index, Tensor& y) {
+void gather_rows(const Tensor& x, const Tensor& index, Tensor& y) {
   const int64_t rows = index.dim(0), source_rows = x.dim(0);
   const int64_t row_words = source_rows == 0 ? 0 : x.numel() / source_rows;
   if (rows == 0 || row_words == 0) return;

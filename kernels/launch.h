@@ -1,4 +1,4 @@
-// What every kernel file needs: the backend's stream and grid-size helpers.
+// What every kernel file needs: the GPU's stream and grid-size helpers.
 #pragma once
 #include <cstdint>
 
@@ -6,8 +6,9 @@
 
 namespace engine::cuda {
 
-// The one stream all of the backend's work runs on, in order. A non-default stream, since
-// the legacy default stream cannot be recorded into a CUDA graph.
+// The one stream all of the GPU's work runs on, in order: every op's kernels, and the copies,
+// fences and timers of its device services (kernels/cuda_device.h). A non-default stream,
+// since the legacy default stream cannot be recorded into a CUDA graph.
 cudaStream_t stream();
 
 // The device's number of SMs (asked once): how many blocks it takes to fill the GPU.

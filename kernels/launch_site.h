@@ -2,15 +2,15 @@
 // illegal address, a launch failure) surfaces later, at whichever CUDA call synchronises next,
 // and that call alone cannot say which kernel it was. So CHECK_LAUNCH() (kernels/cuda_check.h),
 // which follows every launch, also notes the launch's site here, and an error message names
-// the last kernel queued before the fault was seen (kernels/cuda_backend.cu, throw_cuda_error);
+// the last kernel queued before the fault was seen (kernels/cuda_device.cu, throw_cuda_error);
 // --sync-check (core/sync_check.h) narrows it down to the op.
 //
 // The cost, on every launch of the hot path: one store of a pointer to a constant made at
 // compile time (the site's file, line and name live in static storage: nothing is built,
-// nothing is locked). Process-wide rather than per thread: the backend queues all its work on
+// nothing is locked). Process-wide rather than per thread: the GPU's work is all queued on
 // one stream, so the last launch into that queue is what a fault seen on any thread follows.
 //
-// No CUDA headers here: the CPU-only build's --sync-check wrapper and its tests read it too.
+// No CUDA headers here: the CPU-only build's --sync-check hook and its tests read it too.
 #pragma once
 #include <atomic>
 #include <cstring>

@@ -1,7 +1,8 @@
-// The engine's GPU matmul: C = alpha * op(A) @ op(B) + beta * C through the best kernel for
-// the shape: small_splitk (kernels/matmul/small_splitk.cu) for small and skinny outputs, the
-// best versions of the SGEMM ladder (kernels/matmul/) for large ones, kernels/dot.cu for
-// (1 x K) @ (K x 1); cuBLAS (kernels/vendor/) for every shape under --device cudnn.
+// The engine's GPU matmul (core/ops/matmul.h): C = alpha * op(A) @ op(B) + beta * C through
+// the best kernel for the shape: small_splitk (kernels/matmul/small_splitk.cu) for small and
+// skinny outputs, the best versions of the SGEMM ladder (kernels/matmul/) for large ones,
+// kernels/dot.cu for (1 x K) @ (K x 1). Under --device cudnn the dispatch point calls
+// vendor::matmul (cuBLAS, kernels/vendor/cublas_gemm.cu) instead, for every shape.
 //
 // Napkin math, the seed-000 shapes (batch 32):
 //   small forward  (32 x 784) @ (784 x 128):   6.4 MFLOP, 0.5 MB of operands
@@ -16,12 +17,14 @@
 // is small next to the GEMM.
 #include <algorithm>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/matmul.h"
+#include "core/ops/strided_copy.h"
+#include "kernels/cuda_device.h"
 #include "kernels/dot.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/small_splitk.h"
-#include "kernels/vendor/cublas_gemm.h"
 
 namespace engine::cuda {
 namespace {
@@ -64,7 +67,7 @@ int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
 // Whether this build has the kernel's version (v10 and v11 only where it has sm_90a code) and
 // this GPU can run it (its `available`, from device_caps.h).
 bool usable(const EngineKernel& kernel) {
-  const matmul::Version* v = matmul::find_version(kernel.version);
+  const gemm::Version* v = gemm::find_version(kernel.version);
   return v != nullptr && (v->available == nullptr || v->available());
 }
 
@@ -110,12 +113,12 @@ int split_k_slices(const EngineKernel& kernel, int M, int N, int K) {
 // a workspace from the caching allocator (no cudaMalloc in the steady state, capturable).
 // Napkin math at 4096^3: a copy reads and writes 64 MB, ~45 us at 3 TB/s, next to v11's ~400
 // us: the forward A B pays ~11%, A^T B (a weight gradient) ~22%.
-void matmul_k_major_tf32(CudaBackend& backend, matmul::Gemm g, const Tensor& a, const Tensor& b) {
+void matmul_k_major_tf32(const CudaDevice& gpu, gemm::Gemm g, const Tensor& a, const Tensor& b) {
   // (K, rows) stored with row length ld -> (rows, K) with row length K.
   auto k_major_copy = [&](const Tensor& stored, int rows, int ld) {
-    Tensor copy = Tensor::empty({rows, g.K}, DType::F32, backend.device());
+    Tensor copy = Tensor::empty({rows, g.K}, DType::F32, gpu.device());
     const Walk3d from{0, {ld, 1, 0}}, to{0, {1, g.K, 0}};
-    backend.strided_copy(stored, copy, {g.K, rows, 1}, from, to);
+    strided_copy(stored, copy, {g.K, rows, 1}, from, to);
     return copy;
   };
   Tensor a_copy, b_copy;  // alive until the launch below is enqueued, then back to the cache
@@ -131,13 +134,13 @@ void matmul_k_major_tf32(CudaBackend& backend, matmul::Gemm g, const Tensor& a, 
     g.ldb = g.K;
     g.transpose_b = true;
   }
-  matmul::version_named(HUGE_TF32.version).launch(g, stream());
+  gemm::version_named(HUGE_TF32.version).launch(g, stream());
 }
 
 }  // namespace
 
-void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
-                         Tensor& c, float alpha, float beta) {
+void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
+            float alpha, float beta) {
   const int64_t M = c.dim(0), N = c.dim(1);
   const int64_t K = transpose_a ? a.dim(0) : a.dim(1);
   ENGINE_CHECK(M < (int64_t{1} << 31) && N < (int64_t{1} << 31) && K < (int64_t{1} << 31),
@@ -147,11 +150,12 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
     axpby(0.0f, c, beta, c);
     return;
   }
-  if (M == 1 && N == 1 && !vendor_) {  // (1 x K) @ (K x 1): memory-bound (kernels/dot.cu)
+  if (M == 1 && N == 1) {  // (1 x K) @ (K x 1): memory-bound (kernels/dot.cu)
     dot(a, b, c, alpha, beta);
     return;
   }
-  matmul::Gemm g;
+  const CudaDevice& gpu = device_of(c);  // its TF32 setting and split-K counters
+  gemm::Gemm g;
   g.M = static_cast<int>(M);
   g.N = static_cast<int>(N);
   g.K = static_cast<int>(K);
@@ -166,36 +170,32 @@ void CudaBackend::matmul(const Tensor& a, bool transpose_a, const Tensor& b, boo
   g.alpha = alpha;
   g.beta = beta;
 
-  if (vendor_) {  // --device cudnn
-    vendor::cublas_sgemm(g, tf32_, stream());
-    return;
-  }
   if (small_kernel_for(g.M, g.N, g.K)) {
-    g.k_slice = matmul::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
+    g.k_slice = gemm::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
     Tensor workspace;  // from the caching allocator: no cudaMalloc in the steady state or capture
     if (g.k_slice > 0) {
-      workspace = Tensor::empty({matmul::small_splitk_workspace(g)}, DType::F32, device());
+      workspace = Tensor::empty({gemm::small_splitk_workspace(g)}, DType::F32, gpu.device());
       g.partial = workspace.data<float>();
     }
-    matmul::small_splitk(g, splitk_counters_, stream());
+    gemm::small_splitk(g, gpu.splitk_counters(), stream());
     return;
   }
-  if (tf32_ && huge_tf32_fits(g.M, g.N, g.K)) {
-    matmul_k_major_tf32(*this, g, a, b);
+  if (gpu.tf32() && huge_tf32_fits(g.M, g.N, g.K)) {
+    matmul_k_major_tf32(gpu, g, a, b);
     return;
   }
-  const EngineKernel& kernel = large_kernel_for(g.M, g.N, tf32_);
+  const EngineKernel& kernel = large_kernel_for(g.M, g.N, gpu.tf32());
   const int slices = split_k_slices(kernel, g.M, g.N, g.K);
   Tensor workspace;
   int used_slices = 1;
   if (slices > 1) {
     g.k_slice = ((g.K + slices - 1) / slices + 15) / 16 * 16;
     used_slices = (g.K + g.k_slice - 1) / g.k_slice;
-    workspace = Tensor::empty({used_slices, M, N}, DType::F32, device());
+    workspace = Tensor::empty({used_slices, M, N}, DType::F32, gpu.device());
     g.partial = workspace.data<float>();
   }
-  matmul::version_named(kernel.version).launch(g, stream());
-  if (used_slices > 1) matmul::split_k_reduce(g, used_slices, stream());
+  gemm::version_named(kernel.version).launch(g, stream());
+  if (used_slices > 1) gemm::split_k_reduce(g, used_slices, stream());
 }
 
 }  // namespace engine::cuda

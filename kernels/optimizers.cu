@@ -1,14 +1,15 @@
-// Optimizers as one kernel over a model's whole flat parameter buffer: one launch updates
-// every parameter of every layer (nn/parameters.h keeps them in one buffer for this).
+// Optimizers (core/ops/optimizers.h) as one kernel over a model's whole flat parameter buffer:
+// one launch updates every parameter of every layer (nn/parameters.h keeps them in one buffer
+// for this). Also the step counter's increment, which Adam and dropout read on the device.
 //
 // Napkin math, Adam on the seed-000 small model: 101,770 parameters; reads p, g, m, v and
 // writes p, m, v: 28 bytes each, 2.8 MB per step, ~1 us at 3 TB/s; ~12 flops per parameter
 // (a sqrt and a divide among them): memory-bound. Wide model: 1.8 M parameters, 50 MB, ~17 us.
 // The step number is read on the device (a CUDA graph replays the same launch every step),
-// and the bias correction is computed once per block in double, like the CPU backend.
+// and the bias correction is computed once per block in double, like cpu/optimizers.cpp.
 #include <cmath>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/optimizers.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -21,7 +22,8 @@ __global__ void adam_kernel(float* __restrict__ p, const float* __restrict__ g,
                             AdamConfig c, const int32_t* __restrict__ step) {
   __shared__ float lr_t;
   if (threadIdx.x == 0) {
-    const double t = static_cast<double>(*step) + 1.0;  // adam_step_size() in core/backend.cpp
+    // lr_t as adam_step_size() computes it (core/ops/optimizers.cpp), for t = step + 1.
+    const double t = static_cast<double>(*step) + 1.0;
     lr_t = static_cast<float>(c.learning_rate * sqrt(1.0 - pow(static_cast<double>(c.beta2), t)) /
                               (1.0 - pow(static_cast<double>(c.beta1), t)));
   }
@@ -84,10 +86,13 @@ __global__ void adadelta_kernel(float* __restrict__ p, const float* __restrict__
   }
 }
 
+// counter[0] += 1, on the device: a replayed CUDA graph counts its steps without the host.
+__global__ void increment_kernel(int32_t* counter) { counter[0] += 1; }
+
 }  // namespace
 
-void CudaBackend::rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr,
-                                 float rho, float epsilon) {
+void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean_square, float lr, float rho,
+                    float epsilon) {
   const int64_t n = param.numel();
   if (n == 0) return;
   rmsprop_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -95,8 +100,8 @@ void CudaBackend::rmsprop_update(Tensor& param, const Tensor& grad, Tensor& mean
   CHECK_LAUNCH();
 }
 
-void CudaBackend::adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
-                                  Tensor& mean_square_delta, float lr, float rho, float epsilon) {
+void adadelta_update(Tensor& param, const Tensor& grad, Tensor& mean_square,
+                     Tensor& mean_square_delta, float lr, float rho, float epsilon) {
   const int64_t n = param.numel();
   if (n == 0) return;
   adadelta_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -105,8 +110,8 @@ void CudaBackend::adadelta_update(Tensor& param, const Tensor& grad, Tensor& mea
   CHECK_LAUNCH();
 }
 
-void CudaBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                              const AdamConfig& config, const Tensor& step) {
+void adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamConfig& config,
+                 const Tensor& step) {
   const int64_t n = param.numel();
   if (n == 0) return;
   adam_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
@@ -115,13 +120,17 @@ void CudaBackend::adam_update(Tensor& param, const Tensor& grad, Tensor& m, Tens
   CHECK_LAUNCH();
 }
 
-void CudaBackend::sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr,
-                             float momentum) {
+void sgd_update(Tensor& param, const Tensor& grad, Tensor& velocity, float lr, float momentum) {
   const int64_t n = param.numel();
   if (n == 0) return;
   sgd_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream()>>>(
       param.data<float>(), grad.data<float>(),
       momentum != 0.0f ? velocity.data<float>() : nullptr, n, lr, momentum);
+  CHECK_LAUNCH();
+}
+
+void increment(Tensor& counter) {
+  increment_kernel<<<1, 1, 0, stream()>>>(counter.data<int32_t>());
   CHECK_LAUNCH();
 }
 

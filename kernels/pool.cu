@@ -1,4 +1,5 @@
-// Max pooling, NHWC (core/conv_geometry.h: pool2d_geometry), forward and backward.
+// Max pooling, NHWC (core/ops/pool.h; core/conv_geometry.h: pool2d_geometry), forward and
+// backward. (cuDNN's, for --device cudnn, is kernels/vendor/cudnn_conv.cu.)
 //
 // Napkin math, seed 003's first pool, (100, 32, 32, 32) -> (100, 16, 16, 32) on an H100:
 //   forward: reads x (13.1 MB), writes y (3.3 MB), one compare per element: 16.4 MB,
@@ -27,10 +28,9 @@
 #include <initializer_list>
 #include <limits>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/pool.h"
 #include "kernels/launch.h"
 #include "kernels/vector_io.h"
-#include "kernels/vendor/cudnn_conv.h"
 
 namespace engine::cuda {
 namespace {
@@ -218,8 +218,7 @@ bool tiled_vec(const PoolArgs& a, std::initializer_list<const float*> tensors) {
 
 }  // namespace
 
-void CudaBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
-  if (vendor()) return vendor::cudnn_max_pool2d_forward(g, x, y);  // --device cudnn
+void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
   const int64_t count = y.numel();
   if (count == 0) return;
   const PoolArgs a = pool_args(g);
@@ -244,9 +243,8 @@ void CudaBackend::max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, T
   CHECK_LAUNCH();
 }
 
-void CudaBackend::max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
-                                      const Tensor& dy, Tensor& dx) {
-  if (vendor()) return vendor::cudnn_max_pool2d_backward(g, x, y, dy, dx);
+void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                         const Tensor& dy, Tensor& dx) {
   const int64_t count = dx.numel();
   if (count == 0) return;
   const PoolArgs a = pool_args(g);

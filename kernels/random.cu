@@ -1,6 +1,6 @@
 // random_normal on the GPU: y[i] = mean + stddev * z_i, z_i from Box-Muller on the Philox
 // stream `seed`, element i from counter block i / 4 (the rule: core/rng.h, box_muller4). The
-// same code as cpu/random.cpp: the two backends differ only where CUDA's logf (1 ulp),
+// same code as cpu/random.cpp: the two implementations differ only where CUDA's logf (1 ulp),
 // sincosf (2 ulp) and glibc's round differently.
 //
 // Napkin math, n = 10^8 (the seed-002 sweep's largest vector): 400 MB written, ~0.13 ms at
@@ -9,8 +9,8 @@
 // per element, 5e9 in all: ~0.1-0.2 ms over 132 SMs. The two are of the same order, so the
 // kernel runs near the write bandwidth only if every element's numbers are computed once:
 // each thread handles the four elements of one Philox block and stores them as one float4.
+#include "core/ops/random.h"
 #include "core/rng.h"
-#include "kernels/cuda_backend.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -42,7 +42,7 @@ __global__ void random_normal_kernel(float* __restrict__ y, int64_t n, float mea
 
 }  // namespace
 
-void CudaBackend::random_normal(Tensor& y, float mean, float stddev, uint64_t seed) {
+void random_normal(Tensor& y, float mean, float stddev, uint64_t seed) {
   const int64_t n = y.numel();
   if (n == 0) return;
   float* out = y.data<float>();

@@ -1,4 +1,5 @@
-// Reductions: sum (and so mean) to a device scalar, and the count of correct predictions.
+// Reductions (core/ops/reduce.h): sum (and so mean) to a device scalar, its backward (the
+// scalar broadcast back over a tensor), and the count of correct predictions.
 //
 // Napkin math: the seed models reduce a batch's 32-128 per-sample losses, far below one
 // launch's cost (~2-4 us), so sum is one block of 1024 threads with a fixed summation
@@ -7,8 +8,9 @@
 // count_correct: one warp per row finds the argmax with shuffles; the block adds its
 // rows' hits in shared memory and does one atomicAdd. Counts are whole numbers below 2^24,
 // so float atomics add them exactly in any order. A sigmoid head's rows are counted at
-// threshold 0.5 by one thread each.
-#include "kernels/cuda_backend.h"
+// threshold 0.5 by one thread each. broadcast_scalar is an elementwise write (a fill whose
+// value is read on the device): memory-bound above ~100k elements, launch-bound below.
+#include "core/ops/reduce.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -16,6 +18,7 @@ namespace {
 
 constexpr int SUM_THREADS = 1024;
 constexpr int WARPS_PER_BLOCK = 8;
+constexpr int BROADCAST_THREADS = 256;
 
 __global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale,
                            float* __restrict__ y) {
@@ -29,6 +32,16 @@ __global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale,
     float t = warp_totals[threadIdx.x];
     for (int offset = 16; offset > 0; offset /= 2) t += __shfl_xor_sync(0xffffffffu, t, offset);
     if (threadIdx.x == 0) y[0] = t * scale;
+  }
+}
+
+// y[i] = scale * s[0]: the scalar is read on the device, so no host round trip.
+__global__ void broadcast_scalar_kernel(const float* __restrict__ s, float scale,
+                                        float* __restrict__ y, int64_t n) {
+  const float value = s[0] * scale;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    y[i] = value;
   }
 }
 
@@ -82,12 +95,20 @@ __global__ void count_binary_correct_kernel(const float* __restrict__ logits,
 
 }  // namespace
 
-void CudaBackend::sum(const Tensor& x, Tensor& y, float scale) {
+void sum(const Tensor& x, Tensor& y, float scale) {
   sum_kernel<<<1, SUM_THREADS, 0, stream()>>>(x.data<float>(), x.numel(), scale, y.data<float>());
   CHECK_LAUNCH();
 }
 
-void CudaBackend::count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
+void broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
+  const int64_t n = y.numel();
+  if (n == 0) return;
+  broadcast_scalar_kernel<<<blocks_for(n, BROADCAST_THREADS), BROADCAST_THREADS, 0, stream()>>>(
+      s.data<float>(), scale, y.data<float>(), n);
+  CHECK_LAUNCH();
+}
+
+void count_correct(const Tensor& logits, const Tensor& labels, Tensor& count) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   if (rows == 0 || cols == 0) return;
   if (labels.dtype() == DType::F32) {

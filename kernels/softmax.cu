@@ -8,11 +8,11 @@
 //
 // Numerics: every row subtracts its max before exp(), so no logit overflows; the loss is
 // log-sum-exp minus the label's logit, never log(p) of a rounded p.
-// A label outside [0, C) cannot throw from a kernel: its loss is NaN (the CPU backend
+// A label outside [0, C) cannot throw from a kernel: its loss is NaN (cpu/softmax.cpp
 // throws), which the running loss then shows; datasets are checked when they are loaded.
 #include <cmath>
 
-#include "kernels/cuda_backend.h"
+#include "core/ops/softmax.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -110,7 +110,7 @@ unsigned row_blocks(int64_t rows) {
 
 }  // namespace
 
-void CudaBackend::softmax_forward(const Tensor& x, Tensor& y, bool log) {
+void softmax_forward(const Tensor& x, Tensor& y, bool log) {
   const int64_t rows = x.dim(0), cols = x.dim(1);
   if (rows == 0 || cols == 0) return;
   softmax_forward_kernel<<<row_blocks(rows), THREADS, 0, stream()>>>(x.data<float>(),
@@ -118,7 +118,7 @@ void CudaBackend::softmax_forward(const Tensor& x, Tensor& y, bool log) {
   CHECK_LAUNCH();
 }
 
-void CudaBackend::softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) {
+void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) {
   const int64_t rows = y.dim(0), cols = y.dim(1);
   if (rows == 0 || cols == 0) return;
   softmax_backward_kernel<<<row_blocks(rows), THREADS, 0, stream()>>>(
@@ -126,8 +126,8 @@ void CudaBackend::softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx
   CHECK_LAUNCH();
 }
 
-void CudaBackend::softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels,
-                                                Tensor& probs, Tensor& loss) {
+void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                   Tensor& loss) {
   const int64_t rows = logits.dim(0), cols = logits.dim(1);
   if (rows == 0 || cols == 0) return;
   softmax_cross_entropy_kernel<<<row_blocks(rows), THREADS, 0, stream()>>>(
@@ -136,8 +136,8 @@ void CudaBackend::softmax_cross_entropy_forward(const Tensor& logits, const Tens
   CHECK_LAUNCH();
 }
 
-void CudaBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels,
-                                                 const Tensor& dloss, Tensor& dlogits) {
+void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, const Tensor& dloss,
+                                    Tensor& dlogits) {
   const int64_t rows = probs.dim(0), cols = probs.dim(1);
   if (rows == 0 || cols == 0) return;
   softmax_cross_entropy_backward_kernel<<<blocks_for(rows * cols, 256), 256, 0, stream()>>>(

@@ -16,7 +16,7 @@
 //   TB/s, ~1.3 ms.
 // Every other walk: one thread per element of the index space, grid-stride; (i, j, k) from
 // the flat index with two 64-bit divisions, cheap next to the memory access they address.
-#include "kernels/cuda_backend.h"
+#include "core/ops/strided_copy.h"
 #include "kernels/launch.h"
 
 namespace engine::cuda {
@@ -72,8 +72,8 @@ __global__ void transpose_tiles_kernel(const uint32_t* __restrict__ x, uint32_t*
 
 }  // namespace
 
-void CudaBackend::strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
-                               const Walk3d& from, const Walk3d& to) {
+void strided_copy(const Tensor& x, Tensor& y, const std::array<int64_t, 3>& extent,
+                  const Walk3d& from, const Walk3d& to) {
   const int64_t total = extent[0] * extent[1] * extent[2];
   if (total == 0) return;
   const bool transpose = extent[2] == 1 && extent[0] > 1 && extent[1] > 1 &&

@@ -14,13 +14,13 @@ double EpochBreakdown::measured_fraction() const {
   return wall_seconds > 0.0 ? measured_seconds() / wall_seconds : 0.0;
 }
 
-BreakdownClock::BreakdownClock(Backend& backend, bool enabled, bool input_from_host)
-    : backend_(backend), enabled_(enabled), input_from_host_(input_from_host) {}
+BreakdownClock::BreakdownClock(DeviceServices& device, bool enabled, bool input_from_host)
+    : timers_(device.make_timers()), enabled_(enabled), input_from_host_(input_from_host) {}
 
 void BreakdownClock::start_epoch() {
   if (!enabled_) return;
   // Timers left from a run that stopped mid-epoch are never read: their ids are free again.
-  backend_.reset_timers();
+  timers_->reset();
   spans_.clear();
   open_.reset();
   epoch_start_ = std::chrono::steady_clock::now();
@@ -28,14 +28,14 @@ void BreakdownClock::start_epoch() {
 
 void BreakdownClock::enter(Part part) {
   if (!enabled_ || (open_ && open_->part == part)) return;
-  const uint64_t now = backend_.record_timer();
+  const uint64_t now = timers_->record();
   if (open_) spans_.push_back({open_->part, open_->start, now});
   open_ = Span{part, now, 0};
 }
 
 void BreakdownClock::leave() {
   if (!enabled_ || !open_) return;
-  spans_.push_back({open_->part, open_->start, backend_.record_timer()});
+  spans_.push_back({open_->part, open_->start, timers_->record()});
   open_.reset();
 }
 
@@ -49,9 +49,9 @@ std::optional<EpochBreakdown> BreakdownClock::finish(double data_wait, double ev
   double parts[3] = {0.0, 0.0, 0.0};  // by Part
   // The epoch ended with a synchronisation, so no read waits for the device.
   for (const Span& s : spans_) {
-    parts[static_cast<int>(s.part)] += backend_.timer_seconds(s.start, s.end);
+    parts[static_cast<int>(s.part)] += timers_->seconds(s.start, s.end);
   }
-  backend_.reset_timers();
+  timers_->reset();
   spans_.clear();
   // The device idles inside next()'s spans while the source waits for data: that time is
   // `data`, not the part the spans were added to. (The source notices the device's idling by

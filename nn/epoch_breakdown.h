@@ -22,7 +22,7 @@
 //             after a read until its next launch, printing) and the synchronisation at the
 //             epoch's end.
 //
-// A device timer (Backend::record_timer) is a CUDA event on the GPU: it takes its time when
+// A device timer (DeviceTimers::record) is a CUDA event on the GPU: it takes its time when
 // the stream reaches it, so a span is device time. On the CPU the timers are the host clock and
 // every op is done when it returns.
 //
@@ -49,7 +49,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 
 namespace engine::nn {
 
@@ -77,7 +77,7 @@ class BreakdownClock {
   enum class Part { Input, Compute, Readback };
 
   // `input_from_host`: BatchSource::copies_from_host(), which decides where next()'s span goes.
-  BreakdownClock(Backend& backend, bool enabled, bool input_from_host);
+  BreakdownClock(DeviceServices& device, bool enabled, bool input_from_host);
   // Starts the epoch's wall (host clock) and forgets every timer.
   void start_epoch();
   // The device's time goes to `part` from now on: closes the open span at a timer now and opens
@@ -98,7 +98,7 @@ class BreakdownClock {
     Part part;
     uint64_t start, end;
   };
-  Backend& backend_;
+  std::unique_ptr<DeviceTimers> timers_;  // its own (DeviceServices::make_timers)
   bool enabled_;
   bool input_from_host_;
   std::chrono::steady_clock::time_point epoch_start_;

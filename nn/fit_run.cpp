@@ -8,8 +8,8 @@ FitRun::FitRun(Sequential& trained, BatchSource& batches, const FitOptions& sett
     : model(trained),
       source(batches),
       options(settings),
-      backend(backend_for(trained.device())),
-      clock(backend, settings.breakdown, batches.copies_from_host()),
+      device(device_services(trained.device())),
+      clock(device, settings.breakdown, batches.copies_from_host()),
       running(trained.device()) {}
 
 void FitRun::start_epoch(int number, const TrainingState* resume) {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "nn/epoch_breakdown.h"
 #include "nn/progress.h"
 #include "nn/train_step.h"
@@ -30,7 +30,7 @@ struct FitRun {
   Sequential& model;
   BatchSource& source;
   const FitOptions& options;
-  Backend& backend;
+  DeviceServices& device;
   BreakdownClock clock;     // --breakdown's device timers; does nothing without it
   RunningMetrics running;   // this epoch's loss and accuracy sums, on the device
   History history;

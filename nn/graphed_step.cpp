@@ -16,7 +16,7 @@ void GraphedStep::run(const Tensor& index, bool full_batch) {
   if (run_.options.use_graph && !graph_ && eager_full_steps_ > 0) {
     run_.clock.leave();  // recording runs nothing on the device: host time, "other"
     const auto capture_start = std::chrono::steady_clock::now();
-    graph_ = run_.backend.capture([&] { model.train_step(data, index, run_.running); });
+    graph_ = run_.device.capture([&] { model.train_step(data, index, run_.running); });
     graph_index_ = index;
     if (graph_) {
       run_.history.graph_replay = true;

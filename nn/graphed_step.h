@@ -2,7 +2,7 @@
 // optimizer's state and fills the allocator's cache), the second recorded as one CUDA graph,
 // and every full batch after that a replay of it: one launch instead of one per kernel. A
 // partial last batch has other shapes than the recorded step and runs op by op. Where the
-// backend cannot record (the CPU) or FitOptions::use_graph is off, every step runs op by op.
+// device cannot record (the CPU) or FitOptions::use_graph is off, every step runs op by op.
 #pragma once
 #include <memory>
 

@@ -3,7 +3,7 @@
 // Layouts, flat and row-major. Dense J is (M, D) with M = f(x).numel(), D = x.numel(). In the
 // per-sample view x is (N, I) and f(x) is (N, O) (rows flattened), dense J is (N, O, N, I)
 // and the blocks alone are (N, O, I). Every placement below is one strided_copy (a 3-D walk,
-// core/backend.h): one-hot bases, tangent chunks into columns, blocks onto the diagonal.
+// core/ops/strided_copy.h): one-hot bases, tangent chunks into columns, blocks onto the diagonal.
 #include "nn/jacobian.h"
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/autograd.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/linearize.h"
 #include "core/nvtx.h"
@@ -79,7 +79,7 @@ class MemoryMeter {
 Tensor one_hot_basis(int64_t K, const Shape& shape, int64_t R, int64_t C, int64_t start,
                      const Tensor& one) {
   Tensor basis = Tensor::zeros(stacked_shape(K, shape), DType::F32, one.device());
-  strided_copy(one, basis, {K, R, 1}, Walk3d{0, {0, 0, 0}}, Walk3d{start, {R * C + 1, C, 0}});
+  raw::strided_copy(one, basis, {K, R, 1}, Walk3d{0, {0, 0, 0}}, Walk3d{start, {R * C + 1, C, 0}});
   return basis;
 }
 
@@ -108,15 +108,15 @@ void run_chunks(int64_t total, size_t memory_limit, MemoryMeter& meter, Jacobian
 // One backward pass per element of f(x): the seed is a one-hot cotangent whose 1 moves along.
 bool run_loop(const Linearization& lin, const Sizes& s, Tensor& dense, const JacobianOptions& o,
               JacobianStats& stats) {
-  Backend& backend = dense.backend();
+  DeviceServices& device = dense.services();
   Tensor seed = Tensor::zeros(stacked_shape(1, s.y_shape), DType::F32, dense.device());
   const Tensor flat_seed = seed.view({s.M});
   auto pass = [&](int64_t i) {
     Tensor hot = flat_seed.slice(i, {1});
-    backend.fill(hot, 1.0f);
+    raw::fill(hot, 1.0f);
     const Tensor row = lin.vjp(1, seed);  // (1, *x_shape): row i of J (the seed itself if f(x) = x)
     dense.slice(i * s.D, row.shape()).copy_from(row);
-    backend.fill(hot, 0.0f);
+    raw::fill(hot, 0.0f);
   };
   stats.strategy = "loop";
   stats.directions = stats.chunks = s.M;
@@ -125,14 +125,14 @@ bool run_loop(const Linearization& lin, const Sizes& s, Tensor& dense, const Jac
   estimate.passes = s.M;
 
   pass(0);  // warm-up: first allocations
-  backend.synchronize();
+  device.synchronize();
   int64_t done = 1;
   const Clock::time_point timed_start = Clock::now();
   while (done < s.M && done - 1 < MAX_TIMED_PASSES &&
          (done - 1 < MIN_TIMED_PASSES || seconds_since(timed_start) < ESTIMATE_SECONDS)) {
     pass(done++);
   }
-  backend.synchronize();
+  device.synchronize();
   estimate.timed_passes = done - 1;
   estimate.seconds_per_pass =
       estimate.timed_passes > 0 ? seconds_since(timed_start) / static_cast<double>(estimate.timed_passes) : 0.0;
@@ -167,7 +167,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
   ENGINE_CHECK(!o.blocks || o.rowwise, "jacobian: blocks need a rowwise function (rowwise = true)");
   NvtxRange range("jacobian");
   JacobianStats stats;
-  MemoryMeter meter(x.backend().allocator());
+  MemoryMeter meter(x.services().allocator());
 
   // Record f once on a copy of x that requires grad (even inside a NoGradGuard).
   Tensor leaf = x.clone();
@@ -215,7 +215,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
     stats.strategy = "none: an empty Jacobian";
   } else if (!lin.depends_on_x()) {
     stats.strategy = "none: f(x) does not depend on x";
-    result.backend().fill(result, 0.0f);
+    raw::fill(result, 0.0f);
   } else if (o.mode == JacobianMode::Loop) {
     // Blocks from the loop: the dense J first, then its diagonal.
     Tensor dense = o.blocks ? Tensor::empty(dense_shape, DType::F32, device) : result;
@@ -228,7 +228,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
     }
     stats.working_set_bytes = meter.phase_bytes();
     if (o.blocks) {
-      strided_copy(dense, result, {s.N, s.O, s.I}, Walk3d{0, {s.O * s.N * s.I + s.I, s.N * s.I, 1}},
+      raw::strided_copy(dense, result, {s.N, s.O, s.I}, Walk3d{0, {s.O * s.N * s.I + s.I, s.N * s.I, 1}},
                    Walk3d{0, {s.O * s.I, s.I, 1}});
     }
   } else if (per_sample) {
@@ -236,14 +236,14 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
     // written by some chunk. Element (n, o, i) of a block is at n*bn + o*bo + i*bi in J.
     const int64_t bn = o.blocks ? s.O * s.I : s.O * s.N * s.I + s.I;
     const int64_t bo = o.blocks ? s.I : s.N * s.I;
-    if (!o.blocks) result.backend().fill(result, 0.0f);
+    if (!o.blocks) raw::fill(result, 0.0f);
     if (forward) {
       stats.strategy = "forward, per-sample";
       // Tangent k puts a 1 on input column i = start + k of every row; its image holds
       // d f(x)[n, o] / d x[n, i] for every n and o: (K, N, O).
       run_chunks(s.I, o.memory_limit, meter, stats, [&](int64_t start, int64_t K) {
         const Tensor out = lin.jvp(K, one_hot_basis(K, s.x_shape, s.N, s.I, start, one));
-        strided_copy(out, result, {K, s.N, s.O}, Walk3d{0, {s.N * s.O, s.O, 1}},
+        raw::strided_copy(out, result, {K, s.N, s.O}, Walk3d{0, {s.N * s.O, s.O, 1}},
                      Walk3d{start, {1, bn, bo}});
       });
     } else {
@@ -252,7 +252,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
       // d f(x)[n, o] / d x[n, i] for every n and i: (K, N, I).
       run_chunks(s.O, o.memory_limit, meter, stats, [&](int64_t start, int64_t K) {
         const Tensor in = lin.vjp(K, one_hot_basis(K, s.y_shape, s.N, s.O, start, one));
-        strided_copy(in, result, {K, s.N, s.I}, Walk3d{0, {s.N * s.I, s.I, 1}},
+        raw::strided_copy(in, result, {K, s.N, s.I}, Walk3d{0, {s.N * s.I, s.I, 1}},
                      Walk3d{start * bo, {bo, bn, 1}});
       });
     }
@@ -263,7 +263,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
       // Tangent k is the one-hot of x's element start + k; its image is column start + k.
       run_chunks(s.D, o.memory_limit, meter, stats, [&](int64_t start, int64_t K) {
         const Tensor out = lin.jvp(K, one_hot_basis(K, s.x_shape, 1, s.D, start, one));
-        strided_copy(out, dense, {K, s.M, 1}, Walk3d{0, {s.M, 1, 0}}, Walk3d{start, {1, s.D, 0}});
+        raw::strided_copy(out, dense, {K, s.M, 1}, Walk3d{0, {s.M, 1, 0}}, Walk3d{start, {1, s.D, 0}});
       });
     } else {
       stats.strategy = "reverse, dense";

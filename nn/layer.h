@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 

@@ -94,7 +94,7 @@ MemoryEstimate preflight_training_memory(Sequential& model, int64_t batch,
   const int64_t optimizer_buffers =
       static_cast<int64_t>(model.optimizer().state(model.parameters()).size());
   const MemoryEstimate need = estimate_training_memory(model, batch, optimizer_buffers);
-  const DeviceMemory have = memory ? *memory : model.parameters().values.backend().memory_info();
+  const DeviceMemory have = memory ? *memory : model.parameters().values.services().memory_info();
   spdlog::debug("memory estimate for training on {}: {}; activations at {:.1f}x what the layers "
                 "keep for the backward pass; {} free of {}",
                 to_string(model.device()), describe(need), ACTIVATION_FACTOR,

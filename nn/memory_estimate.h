@@ -29,7 +29,7 @@
 #include <optional>
 #include <string>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "nn/sequential.h"
 
 namespace engine::nn {
@@ -73,7 +73,7 @@ void check_training_memory(const MemoryEstimate& need, const DeviceMemory& memor
 // The pre-flight check of a training run, after model.build() and compile() and before fit():
 // estimates the memory for `batch` (the training batch, at most the training set's size), logs
 // the estimate at debug level, and checks it against `memory`, by default what the model's
-// device reports (Backend::memory_info). It makes the optimizer's state buffers now, as the
+// device reports (DeviceServices::memory_info). It makes the optimizer's state buffers now, as the
 // first step would (Optimizer::state), to count them. Returns the estimate.
 MemoryEstimate preflight_training_memory(Sequential& model, int64_t batch,
                                          std::optional<DeviceMemory> memory = std::nullopt);

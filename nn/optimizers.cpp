@@ -1,6 +1,7 @@
 #include "nn/optimizers.h"
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops.h"
 #include "core/error.h"
 
 namespace engine::nn {
@@ -30,7 +31,7 @@ SGD::SGD(float learning_rate, float momentum) : learning_rate_(learning_rate), m
 
 void SGD::step(ParameterStore& store, const Tensor&) {
   if (momentum_ != 0.0f) ensure_state(velocity_, store);
-  store.values.backend().sgd_update(store.values, store.grads, velocity_, learning_rate_,
+  raw::sgd_update(store.values, store.grads, velocity_, learning_rate_,
                                     momentum_);
 }
 
@@ -56,7 +57,7 @@ Adam::Adam(float learning_rate, float beta1, float beta2, float epsilon)
 void Adam::step(ParameterStore& store, const Tensor& step) {
   ensure_state(m_, store);
   ensure_state(v_, store);
-  store.values.backend().adam_update(store.values, store.grads, m_, v_, config_, step);
+  raw::adam_update(store.values, store.grads, m_, v_, config_, step);
 }
 
 void Adam::set_learning_rate(float learning_rate) {
@@ -86,7 +87,7 @@ RMSprop::RMSprop(float learning_rate, float rho, float epsilon)
 
 void RMSprop::step(ParameterStore& store, const Tensor&) {
   ensure_state(mean_square_, store);
-  store.values.backend().rmsprop_update(store.values, store.grads, mean_square_, learning_rate_,
+  raw::rmsprop_update(store.values, store.grads, mean_square_, learning_rate_,
                                         rho_, epsilon_);
 }
 
@@ -108,7 +109,7 @@ Adadelta::Adadelta(float learning_rate, float rho, float epsilon)
 void Adadelta::step(ParameterStore& store, const Tensor&) {
   ensure_state(mean_square_, store);
   ensure_state(mean_square_delta_, store);
-  store.values.backend().adadelta_update(store.values, store.grads, mean_square_,
+  raw::adadelta_update(store.values, store.grads, mean_square_,
                                          mean_square_delta_, learning_rate_, rho_, epsilon_);
 }
 

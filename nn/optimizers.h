@@ -1,10 +1,11 @@
-// Optimizers over a model's flat parameter buffer: one backend call updates everything.
+// Optimizers over a model's flat parameter buffer: one op call updates everything.
 #pragma once
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops.h"
 #include "core/tensor.h"
 #include "nn/parameters.h"
 

@@ -178,7 +178,7 @@ void Sequential::zero_grad() {
 void Sequential::zero_unreached_grads() {
   for (Parameter& p : store_.params) {
     if (!p.value.overwrite_grad()) continue;
-    p.grad.backend().fill(p.grad, 0.0f);  // backward never reached it: its gradient is 0
+    raw::fill(p.grad, 0.0f);  // backward never reached it: its gradient is 0
     p.value.set_overwrite_grad(false);
   }
 }

@@ -10,7 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops.h"
 #include "nn/layer.h"
 #include "nn/optimizers.h"
 #include "nn/parameters.h"
@@ -51,7 +52,7 @@ class Sequential {
   // loss does not depend on), which zero_grad() left marked instead of zeroing.
   void zero_unreached_grads();
   // Optimizer steps taken so far: an I32 scalar on the model's device, read there by Adam's
-  // bias correction and by dropout's masks (core/backend.h says why it is not a host number).
+  // bias correction and by dropout's masks (core/ops/dropout.h says why it is not a host number).
   const Tensor& step_counter() const { return step_; }
   // Sets the counter, for a run that goes on from a checkpoint.
   void set_step_counter(int64_t steps);

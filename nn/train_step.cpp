@@ -15,8 +15,8 @@ RunningMetrics::RunningMetrics(Device device)
     : loss_sum(Tensor::zeros({}, DType::F32, device)), correct(Tensor::zeros({}, DType::F32, device)) {}
 
 void RunningMetrics::restore(float loss, float correct_rows, int64_t sample_count) {
-  loss_sum.backend().fill(loss_sum, loss);
-  correct.backend().fill(correct, correct_rows);
+  raw::fill(loss_sum, loss);
+  raw::fill(correct, correct_rows);
   samples = sample_count;
 }
 
@@ -44,9 +44,9 @@ Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor&
 void accumulate(RunningMetrics& metrics, const Tensor& losses, const Tensor& logits, const Tensor& y) {
   NoGradGuard no_grad;
   Tensor batch_sum = Tensor::empty({}, DType::F32, losses.device());
-  losses.backend().sum(losses, batch_sum, 1.0f);
-  losses.backend().axpby(1.0f, batch_sum, 1.0f, metrics.loss_sum);
-  if (logits.defined()) logits.backend().count_correct(logits, y, metrics.correct);
+  raw::sum(losses, batch_sum, 1.0f);
+  raw::axpby(1.0f, batch_sum, 1.0f, metrics.loss_sum);
+  if (logits.defined()) raw::count_correct(logits, y, metrics.correct);
 }
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
@@ -86,7 +86,7 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
   {
     Phase optimizer("optimizer");
     optimizer_->step(store_, step_);
-    step_.backend().increment(step_);
+    raw::increment(step_);
   }
   accumulate(metrics, losses.detach(), logits.defined() ? logits.detach() : logits, y);
 }

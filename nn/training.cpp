@@ -206,7 +206,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       }
     }
     run.clock.leave();
-    backend_for(device()).synchronize();
+    device_services(device()).synchronize();
     EpochRecord record;
     record.epoch = epoch;
     record.seconds = run.epoch_seconds();

@@ -72,7 +72,7 @@ struct FitOptions {
   bool verbose = true;          // Keras-style progress on `out`
   std::ostream* out = nullptr;  // std::cout when null
   // Record one full-batch training step as a CUDA graph and replay it for every full batch
-  // (where the backend can record; the CPU cannot). A partial last batch runs op by op.
+  // (where the device can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`

@@ -1,5 +1,6 @@
 // Provokes a real illegal memory access inside an engine op, for tests/test_gpu_fault.sh: the
-// CUDA backend's strided_copy, called directly (past core/ops.h's bounds checks), reads from an
+// GPU's strided_copy (cuda::strided_copy), called through the op hooks (core/dispatch.h, so
+// --sync-check sees it) but past raw::strided_copy's bounds checks, reads from an
 // offset far beyond its input. A fault kills the process's CUDA context, so each run is its own
 // process. Runs through the apps' run_app with their device flags, so --sync-check, the message
 // and the exit status (2) are the apps' own. Exits 77 without a usable GPU.
@@ -7,11 +8,18 @@
 // Before the fault it records and replays a CUDA graph (without --sync-check) and holds tensors,
 // so the unwinding after the fault runs their destructors against a dead context: they must
 // neither throw nor hang.
+#include <array>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "apps/common/app_options.h"
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/dispatch.h"
+#include "core/op_cost.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/strided_copy.h"
 #include "core/tensor.h"
 
 using namespace engine;
@@ -28,18 +36,22 @@ int main(int argc, char** argv) {
   return apps::run_app(app, argc, argv, [&]() {
     options.gpu = true;
     const Device device = apps::apply_common_options(options);
-    Backend& gpu = backend_for(device);
+    DeviceServices& gpu = device_services(device);
     Tensor x = Tensor::zeros({256}, DType::F32, device);
     Tensor y = Tensor::zeros({256}, DType::F32, device);
-    // A recorded step (nullptr under --sync-check, whose wrapper records none).
-    std::unique_ptr<StepGraph> graph = gpu.capture([&] { gpu.fill(y, 2.0f); });
+    // A recorded step (nullptr under --sync-check, whose hook makes the device record none).
+    std::unique_ptr<StepGraph> graph = gpu.capture([&] { raw::fill(y, 2.0f); });
     if (graph) graph->replay();
-    gpu.fill(x, 1.0f);
+    raw::fill(x, 1.0f);
     gpu.synchronize();  // everything so far was fine
     // 2^40 elements (4 TiB) past x: no allocation of any GPU is there.
     const Walk3d far_away{int64_t{1} << 40, {0, 0, 1}};
     const Walk3d along_y{0, {0, 0, 1}};
-    gpu.strided_copy(x, y, {1, 1, 256}, far_away, along_y);
+    const std::array<int64_t, 3> extent{1, 1, 256};
+    // raw::strided_copy would refuse the walk: the GPU's copy itself, through the op hooks as
+    // raw::strided_copy describes it ("strided_copy 256").
+    run_op(device, [&] { return OpCall{"strided_copy", dims(y), {0.0, 2.0 * 4.0 * 256.0}}; },
+           [&] { cuda::strided_copy(x, y, extent, far_away, along_y); });
     gpu.synchronize();
     std::printf("no fault: the out-of-bounds strided_copy did not fail\n");
     return 1;

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/device.h"
 
 int main(int argc, char** argv) {

@@ -17,27 +17,24 @@
 #include <vector>
 
 #include "core/affine_sample.h"
-#include "core/backend.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "datasets/augment.h"
 
-using engine::Device;
 using engine::DType;
 using engine::Generator;
 using engine::Tensor;
 using engine::datasets::AugmentConfig;
 using engine::datasets::AugmentParams;
 using Matrix = std::array<float, 6>;
+namespace raw = engine::raw;
 
 namespace {
 
 const float NaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float RESCALE = 1.0f / 255.0f;
-
-engine::Backend& cpu() { return engine::backend_for(Device::cpu()); }
 
 std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
   Generator rng(seed);
@@ -91,11 +88,11 @@ TEST_CASE("uint8 tensors: size, names, copies, fill, gather; float-only uses ref
   // fill saturates to [0, 255] and truncates like the int32 conversion.
   Tensor z = Tensor::zeros({5}, DType::U8);
   CHECK(z.to_bytes() == std::vector<uint8_t>(5, 0));
-  cpu().fill(z, 300.0f);
+  raw::fill(z, 300.0f);
   CHECK(z.to_bytes() == std::vector<uint8_t>(5, 255));
-  cpu().fill(z, 7.9f);
+  raw::fill(z, 7.9f);
   CHECK(z.to_bytes() == std::vector<uint8_t>(5, 7));
-  cpu().fill(z, -3.0f);
+  raw::fill(z, -3.0f);
   CHECK(z.to_bytes() == std::vector<uint8_t>(5, 0));
   // Rows of odd byte counts gather whole.
   Tensor rows = engine::gather_rows(t.view({2, 15}), Tensor::from_ints({1, 0, 1}, {3}));
@@ -110,7 +107,7 @@ TEST_CASE("uint8 tensors: size, names, copies, fill, gather; float-only uses ref
   CHECK_THROWS_AS(t.set_requires_grad(true), engine::Error);
   CHECK_THROWS_AS(Tensor::from_bytes({1, 2}, {3}), engine::Error);
   Tensor y = Tensor::from_bytes(bytes, {2, 3, 5});
-  CHECK_THROWS_AS(engine::strided_copy(t, y, {1, 1, 4}, {}, {}), engine::Error);
+  CHECK_THROWS_AS(raw::strided_copy(t, y, {1, 1, 4}, {}, {}), engine::Error);
   CHECK_THROWS_AS(engine::relu(t), engine::Error);
 }
 
@@ -339,7 +336,7 @@ TEST_CASE("draw_augment_params: zero ranges and no flip give the identity") {
   CHECK(std::abs(flips - 500) < 80);  // binomial sd 15.8: 5 sigma
 }
 
-TEST_CASE("CpuBackend::augment_images equals augment_image on each image") {
+TEST_CASE("cpu::augment_images equals augment_image on each image") {
   const int count = 5, height = 9, width = 11, channels = 3;
   const size_t image_bytes = static_cast<size_t>(height * width * channels);
   const std::vector<uint8_t> bytes = random_bytes(count * image_bytes, 6);
@@ -352,7 +349,7 @@ TEST_CASE("CpuBackend::augment_images equals augment_image on each image") {
   Tensor images = Tensor::from_bytes(bytes, {count, height, width, channels});
   Tensor transforms = Tensor::from_vector(m, {count, 6});
   Tensor out = Tensor::full({count, height, width, channels}, NaN);
-  cpu().augment_images(images, transforms, out, RESCALE);
+  engine::cpu::augment_images(images, transforms, out, RESCALE);
   const std::vector<float> got = out.to_vector();
   std::vector<float> expect(image_bytes);
   for (size_t n = 0; n < static_cast<size_t>(count); ++n) {
@@ -363,30 +360,30 @@ TEST_CASE("CpuBackend::augment_images equals augment_image on each image") {
   // An empty batch is fine.
   Tensor none = Tensor::empty({0, height, width, channels}, DType::U8);
   Tensor none_out = Tensor::empty({0, height, width, channels});
-  cpu().augment_images(none, Tensor::empty({0, 6}), none_out, RESCALE);
+  engine::cpu::augment_images(none, Tensor::empty({0, 6}), none_out, RESCALE);
 }
 
 TEST_CASE("augment_images: bad shapes and dtypes raise engine::Error") {
   Tensor images = Tensor::zeros({2, 4, 5, 3}, DType::U8);
   Tensor transforms = Tensor::zeros({2, 6});
   Tensor out = Tensor::zeros({2, 4, 5, 3});
-  cpu().augment_images(images, transforms, out, 1.0f);  // the good call
+  raw::augment_images(images, transforms, out, 1.0f);  // the good call
   Tensor float_images = Tensor::zeros({2, 4, 5, 3});
-  CHECK_THROWS_AS(cpu().augment_images(float_images, transforms, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(float_images, transforms, out, 1.0f), engine::Error);
   Tensor flat = Tensor::zeros({2, 60}, DType::U8);
-  CHECK_THROWS_AS(cpu().augment_images(flat, transforms, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(flat, transforms, out, 1.0f), engine::Error);
   Tensor five = Tensor::zeros({2, 5});
-  CHECK_THROWS_AS(cpu().augment_images(images, five, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, five, out, 1.0f), engine::Error);
   Tensor three = Tensor::zeros({3, 6});
-  CHECK_THROWS_AS(cpu().augment_images(images, three, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, three, out, 1.0f), engine::Error);
   Tensor flat_transforms = Tensor::zeros({12});
-  CHECK_THROWS_AS(cpu().augment_images(images, flat_transforms, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, flat_transforms, out, 1.0f), engine::Error);
   Tensor int_transforms = Tensor::zeros({2, 6}, DType::I32);
-  CHECK_THROWS_AS(cpu().augment_images(images, int_transforms, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, int_transforms, out, 1.0f), engine::Error);
   Tensor small_out = Tensor::zeros({2, 4, 4, 3});
-  CHECK_THROWS_AS(cpu().augment_images(images, transforms, small_out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, transforms, small_out, 1.0f), engine::Error);
   Tensor byte_out = Tensor::zeros({2, 4, 5, 3}, DType::U8);
-  CHECK_THROWS_AS(cpu().augment_images(images, transforms, byte_out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, transforms, byte_out, 1.0f), engine::Error);
   Tensor undefined;
-  CHECK_THROWS_AS(cpu().augment_images(images, undefined, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, undefined, out, 1.0f), engine::Error);
 }

@@ -1,6 +1,6 @@
-// conv2d and max_pool2d on the CPU backend: the geometry against TensorFlow's padding rule,
-// forward and gradients against double references (central differences through the ops at
-// odd sizes, and the backend's three convolution passes directly at sizes that run on the
+// conv2d and max_pool2d on the CPU: the geometry against TensorFlow's padding rule, forward
+// and gradients against double references (central differences through the ops at odd sizes,
+// and the CPU's three convolution passes, cpu::conv2d_*, directly at sizes that run on the
 // whole team in several chunks), tie-breaking and padding in pooling, error messages.
 // Tolerances: tests/gradcheck.h (sum_tol, FD_TOL); GRADCHECK_VERBOSE=1 prints the errors.
 #include <doctest/doctest.h>
@@ -18,7 +18,7 @@
 #include "core/linearize.h"
 #include "core/ops.h"
 #include "core/rng.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 #include "gradcheck.h"
 
 using engine::Conv2dGeometry;
@@ -33,7 +33,7 @@ using gradcheck::Tolerance;
 
 namespace {
 
-// ---- double references, straight from the definition in core/backend.h -------------------
+// ---- double references, straight from the definitions in core/ops/conv2d.h and pool.h -----
 
 // x[n, ih, iw, c] with ih = oh * stride_h + kh - pad_top (likewise iw), or -1 outside x.
 int64_t x_index(const Conv2dGeometry& g, int64_t n, int64_t oh, int64_t ow, int64_t kh,
@@ -252,7 +252,6 @@ TEST_CASE("conv2d: forward and gradients w.r.t. x and filters, odd sizes, every 
 TEST_CASE("conv2d backend passes against double references: several threads, chunked patches, rectangular strides") {
   ThreadsGuard restore;
   engine::cpu::set_num_threads(3);  // an odd team: chunk counts that do not divide evenly
-  engine::Backend& be = engine::cpu::backend();
   struct Case {
     Shape x, w;
     int64_t stride_h, stride_w;
@@ -276,9 +275,9 @@ TEST_CASE("conv2d backend passes against double references: several threads, chu
     const std::vector<double> dy = gradcheck::uniform(rng, gradcheck::count(g.y_shape()), -1, 1);
     const Tensor xt = from_doubles(x, c.x), wt = from_doubles(w, c.w), dyt = from_doubles(dy, g.y_shape());
     Tensor y = Tensor::full(g.y_shape(), NAN), dx = Tensor::full(c.x, NAN), dw = Tensor::full(c.w, NAN);
-    be.conv2d_forward(g, xt, wt, y);
-    be.conv2d_backward_data(g, dyt, wt, dx);
-    be.conv2d_backward_filter(g, xt, dyt, dw);
+    engine::cpu::conv2d_forward(g, xt, wt, y);
+    engine::cpu::conv2d_backward_data(g, dyt, wt, dx);
+    engine::cpu::conv2d_backward_filter(g, xt, dyt, dw);
     // Outputs start as NaN: every element must be written (overwritten, not accumulated).
     CHECK(normwise_error(y.to_vector(), ref_conv(g, x, w)) <= sum_tol(g.gemm_k()));
     CHECK(normwise_error(dx.to_vector(), ref_conv_dx(g, dy, w)) <=
@@ -288,9 +287,9 @@ TEST_CASE("conv2d backend passes against double references: several threads, chu
     // One thread agrees with three, up to the order of the sums (chunks and partials differ).
     engine::cpu::set_num_threads(1);
     Tensor y1 = Tensor::empty(g.y_shape()), dx1 = Tensor::empty(c.x), dw1 = Tensor::empty(c.w);
-    be.conv2d_forward(g, xt, wt, y1);
-    be.conv2d_backward_data(g, dyt, wt, dx1);
-    be.conv2d_backward_filter(g, xt, dyt, dw1);
+    engine::cpu::conv2d_forward(g, xt, wt, y1);
+    engine::cpu::conv2d_backward_data(g, dyt, wt, dx1);
+    engine::cpu::conv2d_backward_filter(g, xt, dyt, dw1);
     engine::cpu::set_num_threads(3);
     CHECK(normwise_error(y1.to_vector(), as_doubles(y)) <= sum_tol(g.gemm_k()));
     CHECK(normwise_error(dx1.to_vector(), as_doubles(dx)) <= sum_tol(g.kernel_h * g.kernel_w * g.out_c));

@@ -1,4 +1,4 @@
-// The seed-002 ops on the CPU backend: random_normal (Box-Muller on Philox, core/rng.h) and the
+// The seed-002 ops on the CPU: random_normal (Box-Muller on Philox, core/rng.h) and the
 // dot-product path of matmul for (1 x K) @ (K x 1) (cpu/matmul.cpp).
 //
 // random_normal: moments of 10^6 samples within 5 standard errors of a normal's (a test that
@@ -14,13 +14,12 @@
 #include <limits>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/ops/matmul.h"
+#include "core/ops/random.h"
 #include "core/rng.h"
 #include "core/tensor.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
-using engine::Backend;
-using engine::Device;
 using engine::Tensor;
 
 namespace {
@@ -28,11 +27,9 @@ namespace {
 constexpr double U = 1.0 / 16777216.0;  // float32 unit roundoff, 2^-24
 const float NaN = std::numeric_limits<float>::quiet_NaN();
 
-Backend& cpu() { return engine::backend_for(Device::cpu()); }
-
 std::vector<float> normal_on_cpu(int64_t n, float mean, float stddev, uint64_t seed) {
   Tensor y = Tensor::full({n}, NaN);
-  cpu().random_normal(y, mean, stddev, seed);
+  engine::raw::random_normal(y, mean, stddev, seed);
   return y.to_vector();
 }
 
@@ -82,7 +79,7 @@ float cpu_dot(const std::vector<float>& a, bool ta, const std::vector<float>& b,
   const Tensor ta_ = Tensor::from_vector(a, ta ? engine::Shape{k, 1} : engine::Shape{1, k});
   const Tensor tb_ = Tensor::from_vector(b, tb ? engine::Shape{1, k} : engine::Shape{k, 1});
   Tensor c = Tensor::full({1, 1}, c0);
-  cpu().matmul(ta_, ta, tb_, tb, c, alpha, beta);
+  engine::raw::matmul(ta_, ta, tb_, tb, c, alpha, beta);
   return c.item();
 }
 
@@ -159,7 +156,7 @@ TEST_CASE("random_normal (CPU): same seed, same numbers, whatever the threads an
 TEST_CASE("random_normal (CPU): a view at an odd offset gets elements 0.. and nothing else") {
   Tensor whole = Tensor::full({20}, NaN);
   Tensor view = whole.slice(3, {13});
-  cpu().random_normal(view, 0.0f, 1.0f, 5);
+  engine::raw::random_normal(view, 0.0f, 1.0f, 5);
   const std::vector<float> all = whole.to_vector();
   const std::vector<float> expected = normal_on_cpu(13, 0.0f, 1.0f, 5);
   for (int i = 0; i < 20; ++i) {

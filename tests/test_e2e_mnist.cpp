@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "core/backend.h"
-#include "cpu/cpu_backend.h"
+#include "core/device_services.h"
+#include "cpu/cpu_device.h"
 #include "datasets/mnist.h"
 #include "nn/layers.h"
 #include "nn/sequential.h"

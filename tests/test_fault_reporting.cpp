@@ -1,9 +1,9 @@
 // Issue 9, item 3, on the CPU: the training-memory estimate of models of the test's own, each
 // made of a seed model's layers, against numbers worked out by hand and against the allocator's
 // measured peak, the pre-flight check refusing a device with too little free memory, and
-// --sync-check's wrapper naming the op and the kernel launch a device error came out of (over a
-// fake backend that fails where told). The real faults on a GPU: tests/gpu_fault_probe.cpp,
-// tests/test_gpu_fault.sh.
+// --sync-check's hook naming the op and the kernel launch a device error came out of (over a
+// fake op hook, inside it, that makes CPU ops fail where told). The real faults on a GPU:
+// tests/gpu_fault_probe.cpp, tests/test_gpu_fault.sh.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,23 +11,23 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/dispatch.h"
 #include "core/error.h"
-#include "core/forwarding_backend.h"
 #include "core/ops.h"
 #include "core/sync_check.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 #include "kernels/launch_site.h"
 #include "nn/layers.h"
 #include "nn/memory_estimate.h"
 #include "nn/optimizers.h"
 
 using engine::Activation;
-using engine::Backend;
 using engine::CudaError;
 using engine::Device;
 using engine::DeviceError;
 using engine::DeviceMemory;
+using engine::DeviceServices;
 using engine::Padding;
 using engine::Tensor;
 using engine::nn::MemoryEstimate;
@@ -162,7 +162,7 @@ TEST_CASE("estimate_training_memory: at or above the measured peak of a step, wi
       {"CNN, same linear convs", cnn, {32, 32, 3}, 32},
       {"CNN, sigmoid (64x64)", sigmoid_cnn, {64, 64, 3}, 8},
   };
-  Backend& cpu = engine::backend_for(Device::cpu());
+  DeviceServices& cpu = engine::device_services(Device::cpu());
   // The CPU convolutions' scratch grows with the thread count (a patch buffer and a partial
   // filter gradient per thread): a batch-independent few MB, which at these tiny batches would
   // make the measurement depend on the machine. Two threads, as the factor was measured with.
@@ -182,7 +182,7 @@ TEST_CASE("estimate_training_memory: at or above the measured peak of a step, wi
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i % 2);
     std::vector<int32_t> classes(labels.begin(), labels.end());
     Tensor x = Tensor::empty(x_shape);
-    cpu.random_normal(x, 0.0f, 1.0f, 3);
+    engine::raw::random_normal(x, 0.0f, 1.0f, 3);
     const engine::nn::Dataset data{
         x, binary ? Tensor::from_vector(labels, {c.batch}) : Tensor::from_ints(classes, {c.batch})};
     // The model's own buffers first (as the pre-flight check makes them), then one step.
@@ -251,86 +251,116 @@ TEST_CASE("preflight_training_memory: a built model against an injected free-mem
   const MemoryEstimate e = engine::nn::preflight_training_memory(model, 32, plenty);
   CHECK(e.optimizer_state == 2u * 79510 * 4);
   // The real host figure (MemAvailable): batch 32 of this MLP fits anywhere.
-  CHECK(engine::backend_for(Device::cpu()).memory_info().known());
+  CHECK(engine::device_services(Device::cpu()).memory_info().known());
   CHECK_NOTHROW(engine::nn::preflight_training_memory(model, 32));
 }
 
-// ---- --sync-check's wrapper ------------------------------------------------------------------
+// ---- --sync-check's hook --------------------------------------------------------------------
 
 namespace {
 
-// The CPU backend, except that op `faulty` fails: by throwing DeviceError("boom") at once
-// (after noting a kernel launch, as CHECK_LAUNCH would), or, with `fault`, by leaving a
-// device fault that the next synchronize() reports, as a CUDA kernel's illegal address does.
-class FaultyBackend final : public engine::ForwardingBackend {
- public:
-  FaultyBackend(Backend& inner, std::string faulty, bool fault)
-      : ForwardingBackend(inner), faulty_(std::move(faulty)), fault_(fault) {}
-  void synchronize() override {
-    if (pending_) {
-      throw CudaError("GPU fault: an illegal memory access was encountered",
-                      "an illegal memory access was encountered (cudaErrorIllegalAddress)",
-                      "whatever launched last", true);
-    }
-  }
+// How the fake hook below makes the CPU's ops fail.
+enum class FaultMode {
+  None,    // every op runs as it is, nothing noted
+  Throw,   // op `faulty` throws DeviceError("boom") at once, after noting a kernel launch (as
+           // CHECK_LAUNCH would); every other op notes a good kernel launch
+  Fault,   // op `faulty` notes a kernel launch, runs, and leaves a device fault behind, as a CUDA
+           // kernel's illegal address does; every other op notes a good kernel launch
+  Silent,  // every op launches nothing of its own: only a device fault left behind
+};
 
- protected:
+// An op hook on the CPU that fails ops as its mode says. It is added before --sync-check's hook,
+// so it runs inside it (core/dispatch.h: a hook added later runs outside the earlier ones): the
+// check sees its failures as the op's own. The CPU's wait after an op (synchronize) can report
+// nothing, so a fault "left behind" is reported here, when the op returns, to the check waiting
+// around it, which is where the wait after the op would have reported it.
+class FaultyOps final : public engine::OpHook {
+ public:
   void around_op(const engine::OpCall& call, const engine::OpRun& run) override {
+    switch (mode_) {
+      case FaultMode::None:
+        run();
+        return;
+      case FaultMode::Silent:
+        run();
+        throw CudaError("GPU fault: unspecified launch failure",
+                        "unspecified launch failure (cudaErrorLaunchFailure)", "", true);
+      case FaultMode::Throw:
+      case FaultMode::Fault:
+        break;
+    }
     if (call.op != faulty_) {
       NOTE_LAUNCH_SITE("good_kernel");
       run();
       return;
     }
     NOTE_LAUNCH_SITE("faulty_kernel");
-    if (!fault_) throw DeviceError("boom");
+    if (mode_ == FaultMode::Throw) throw DeviceError("boom");
     run();
-    pending_ = true;
+    throw CudaError("GPU fault: an illegal memory access was encountered",
+                    "an illegal memory access was encountered (cudaErrorIllegalAddress)",
+                    "whatever launched last", true);
+  }
+
+  void set(FaultMode mode, std::string faulty) {
+    mode_ = mode;
+    faulty_ = std::move(faulty);
   }
 
  private:
+  FaultMode mode_ = FaultMode::None;
   std::string faulty_;
-  bool fault_;
-  bool pending_ = false;
 };
 
-// An op that launches nothing of its own: only a device fault left behind.
-class SilentFault final : public engine::ForwardingBackend {
- public:
-  using ForwardingBackend::ForwardingBackend;
-  void synchronize() override {
-    throw CudaError("GPU fault: unspecified launch failure",
-                    "unspecified launch failure (cudaErrorLaunchFailure)", "", true);
-  }
+// The fake hook on the CPU, under --sync-check's. Hooks stay for the rest of the process (this
+// executable), so both are added once, and the fake fails nothing outside a FaultsOnCpu scope.
+FaultyOps& faulty_ops() {
+  static FaultyOps hook;
+  static const bool added = [] {
+    engine::add_op_hook(Device::cpu(), &hook);
+    engine::enable_sync_check(Device::cpu());
+    return true;
+  }();
+  (void)added;
+  return hook;
+}
 
- protected:
-  void around_op(const engine::OpCall&, const engine::OpRun& run) override { run(); }
+// While it lives, the CPU's ops fail as `mode` says (op `faulty` for Throw and Fault), every one
+// checked by --sync-check.
+class FaultsOnCpu {
+ public:
+  explicit FaultsOnCpu(FaultMode mode, std::string faulty = "") {
+    faulty_ops().set(mode, std::move(faulty));
+  }
+  ~FaultsOnCpu() { faulty_ops().set(FaultMode::None, ""); }
+  FaultsOnCpu(const FaultsOnCpu&) = delete;
+  FaultsOnCpu& operator=(const FaultsOnCpu&) = delete;
 };
 
 }  // namespace
 
-TEST_CASE("SyncCheckBackend: a DeviceError out of an op names the op and its kernel launch") {
-  FaultyBackend faulty(engine::backend_for(Device::cpu()), "matmul", false);
-  engine::SyncCheckBackend checked(faulty);
+TEST_CASE("sync check: a DeviceError out of an op names the op and its kernel launch") {
+  const FaultsOnCpu faults(FaultMode::Throw, "matmul");
+  CHECK(engine::sync_check_enabled(Device::cpu()));
   Tensor a = Tensor::zeros({32, 784}), b = Tensor::zeros({784, 128}), c = Tensor::zeros({32, 128});
   Tensor y = Tensor::zeros({4});
-  CHECK_NOTHROW(checked.fill(y, 1.0f));  // another op goes through, checked
+  CHECK_NOTHROW(engine::raw::fill(y, 1.0f));  // another op goes through, checked
   CHECK(y.to_vector() == std::vector<float>{1, 1, 1, 1});
   const std::string message =
-      device_error([&] { checked.matmul(a, false, b, false, c, 1.0f, 0.0f); });
+      device_error([&] { engine::raw::matmul(a, false, b, false, c, 1.0f, 0.0f); });
   INFO(message);
   CHECK(contains(message, "op matmul 32x784 @ 784x128 failed: boom; its last kernel launch: "
                           "faulty_kernel launched at tests/test_fault_reporting.cpp:"));
   CHECK(contains(message, "[--sync-check]"));
 }
 
-TEST_CASE("SyncCheckBackend: a fault seen by the wait after an op is laid at that op") {
-  FaultyBackend faulty(engine::backend_for(Device::cpu()), "axpby", true);
-  engine::SyncCheckBackend checked(faulty);
+TEST_CASE("sync check: a fault seen by the wait after an op is laid at that op") {
+  const FaultsOnCpu faults(FaultMode::Fault, "axpby");
   Tensor x = Tensor::zeros({8, 16}), y = Tensor::zeros({8, 16});
-  CHECK_NOTHROW(checked.fill(x, 2.0f));
+  CHECK_NOTHROW(engine::raw::fill(x, 2.0f));
   bool thrown = false;
   try {
-    checked.axpby(1.0f, x, 1.0f, y);
+    engine::raw::axpby(1.0f, x, 1.0f, y);
   } catch (const CudaError& e) {
     thrown = true;
     const std::string message = e.what();
@@ -346,14 +376,14 @@ TEST_CASE("SyncCheckBackend: a fault seen by the wait after an op is laid at tha
   CHECK(thrown);
 }
 
-TEST_CASE("SyncCheckBackend: an op that launched no kernel says so, not the op before's") {
-  FaultyBackend good(engine::backend_for(Device::cpu()), "none", false);
-  engine::SyncCheckBackend checked_good(good);
+TEST_CASE("sync check: an op that launched no kernel says so, not the op before's") {
   Tensor x = Tensor::zeros({4});
-  checked_good.fill(x, 1.0f);  // notes good_kernel
-  SilentFault silent(engine::backend_for(Device::cpu()));
-  engine::SyncCheckBackend checked(silent);
-  const std::string message = device_error([&] { checked.fill(x, 3.0f); });
+  {
+    const FaultsOnCpu good(FaultMode::Throw, "none");
+    engine::raw::fill(x, 1.0f);  // notes good_kernel
+  }
+  const FaultsOnCpu silent(FaultMode::Silent);
+  const std::string message = device_error([&] { engine::raw::fill(x, 3.0f); });
   CHECK(message ==
         "GPU fault in op fill 4: unspecified launch failure (cudaErrorLaunchFailure), in no "
         "kernel of its own (a copy, or a cuBLAS/cuDNN call) [--sync-check]");

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/rng.h"
@@ -28,6 +28,7 @@ using engine::Generator;
 using engine::Shape;
 using engine::Tensor;
 using engine::datasets::AugmentConfig;
+namespace raw = engine::raw;
 
 namespace {
 
@@ -50,7 +51,8 @@ std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
   return out;
 }
 
-// Runs augment_images on both backends with the same inputs and checks every value equal.
+// Runs raw::augment_images on CPU and on GPU tensors with the same inputs (cpu::, then
+// cuda::augment_images) and checks every value equal.
 void check_cpu_equals_gpu(const Shape& shape, const AugmentConfig& config, uint64_t seed) {
   const int64_t count = shape[0];
   const auto height = static_cast<int>(shape[1]), width = static_cast<int>(shape[2]);
@@ -63,12 +65,12 @@ void check_cpu_equals_gpu(const Shape& shape, const AugmentConfig& config, uint6
   Tensor images = Tensor::from_bytes(bytes, shape);
   Tensor transforms = Tensor::from_vector(m, {count, 6});
   Tensor cpu_out = Tensor::full(shape, NaN);
-  engine::backend_for(Device::cpu()).augment_images(images, transforms, cpu_out, RESCALE);
+  raw::augment_images(images, transforms, cpu_out, RESCALE);
 
   Tensor gpu_images = images.to(Device::cuda());
   Tensor gpu_transforms = transforms.to(Device::cuda());
   Tensor gpu_out = Tensor::full(shape, NaN, Device::cuda());
-  engine::backend_for(Device::cuda()).augment_images(gpu_images, gpu_transforms, gpu_out, RESCALE);
+  raw::augment_images(gpu_images, gpu_transforms, gpu_out, RESCALE);
 
   const std::vector<float> want = cpu_out.to_vector();
   const std::vector<float> got = gpu_out.to_vector();
@@ -107,30 +109,28 @@ TEST_CASE("augment_images: GPU equals CPU for odd sizes and wild transforms") {
 
 TEST_CASE("augment_images: GPU edge cases and checks") {
   if (!gpu_or_skip()) return;
-  engine::Backend& gpu = engine::backend_for(Device::cuda());
   // Empty batch: no launch, no error.
   Tensor none = Tensor::empty({0, 4, 4, 3}, DType::U8, Device::cuda());
   Tensor none_out = Tensor::empty({0, 4, 4, 3}, DType::F32, Device::cuda());
-  gpu.augment_images(none, Tensor::empty({0, 6}, DType::F32, Device::cuda()), none_out, 1.0f);
+  raw::augment_images(none, Tensor::empty({0, 6}, DType::F32, Device::cuda()), none_out, 1.0f);
   // Bad inputs throw on the host, before any launch.
   Tensor images = Tensor::zeros({2, 4, 5, 3}, DType::U8, Device::cuda());
   Tensor transforms = Tensor::zeros({2, 6}, DType::F32, Device::cuda());
   Tensor out = Tensor::zeros({2, 4, 5, 3}, DType::F32, Device::cuda());
   Tensor cpu_transforms = Tensor::zeros({2, 6});
-  CHECK_THROWS_AS(gpu.augment_images(images, cpu_transforms, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, cpu_transforms, out, 1.0f), engine::Error);
   Tensor five = Tensor::zeros({2, 5}, DType::F32, Device::cuda());
-  CHECK_THROWS_AS(gpu.augment_images(images, five, out, 1.0f), engine::Error);
+  CHECK_THROWS_AS(raw::augment_images(images, five, out, 1.0f), engine::Error);
   Tensor float_images = Tensor::zeros({2, 4, 5, 3}, DType::F32, Device::cuda());
-  CHECK_THROWS_AS(gpu.augment_images(float_images, transforms, out, 1.0f), engine::Error);
-  // A NaN or huge matrix reads inside the image on both backends.
+  CHECK_THROWS_AS(raw::augment_images(float_images, transforms, out, 1.0f), engine::Error);
+  // A NaN or huge matrix reads inside the image on both devices.
   const std::vector<float> odd = {NaN, 1e30f, -1e30f, 0.0f, -1e30f, NaN,
                                   1e30f, 1e30f, 1e30f, -1e30f, -1e30f, -1e30f};
   Tensor cpu_images = Tensor::from_bytes(random_bytes(2 * 4 * 5 * 3, 8), {2, 4, 5, 3});
   Tensor cpu_out = Tensor::full({2, 4, 5, 3}, NaN);
-  engine::backend_for(Device::cpu())
-      .augment_images(cpu_images, Tensor::from_vector(odd, {2, 6}), cpu_out, 1.0f);
-  gpu.augment_images(cpu_images.to(Device::cuda()),
-                     Tensor::from_vector(odd, {2, 6}, Device::cuda()), out, 1.0f);
+  raw::augment_images(cpu_images, Tensor::from_vector(odd, {2, 6}), cpu_out, 1.0f);
+  raw::augment_images(cpu_images.to(Device::cuda()),
+                      Tensor::from_vector(odd, {2, 6}, Device::cuda()), out, 1.0f);
   CHECK(out.to_vector() == cpu_out.to_vector());
 }
 
@@ -145,6 +145,6 @@ TEST_CASE("uint8 tensors on the GPU: copies, fill, gather_rows") {
   CHECK(engine::gather_rows(gpu, index.to(Device::cuda())).to_bytes() == want);
   Tensor z = Tensor::zeros({13}, DType::U8, Device::cuda());
   CHECK(z.to_bytes() == std::vector<uint8_t>(13, 0));
-  engine::backend_for(Device::cuda()).fill(z, 300.0f);
+  raw::fill(z, 300.0f);
   CHECK(z.to_bytes() == std::vector<uint8_t>(13, 255));
 }

@@ -1,14 +1,15 @@
-// The CUDA backend as a whole, beyond single ops: graph replay computes exactly what the
-// op-by-op step computes, the steady state never reaches cudaMalloc, a partial last batch
-// is handled, running out of device memory is a DeviceError (exit status 2 in apps), and the
-// measuring parts (timers, the peaks probe, --breakdown) run here, where compute-sanitizer
-// covers them (scripts/gpu/sanitize.sh).
+// The GPU as a whole (its DeviceServices and the ops together), beyond single ops: graph
+// replay computes exactly what the op-by-op step computes, the steady state never reaches
+// cudaMalloc, a partial last batch is handled, running out of device memory is a DeviceError
+// (exit status 2 in apps), and the measuring parts (timers, the peaks probe, --breakdown) run
+// here, where compute-sanitizer covers them (scripts/gpu/sanitize.sh).
 // Runs only with a GPU (gpu_skip_main.cpp reports "Skipped" otherwise).
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <sstream>
 
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "nn/layers.h"
@@ -51,10 +52,10 @@ Run train(bool use_graph, int epochs, bool breakdown = false) {
   Run run;
   options.epochs = 1;
   run.history = model.fit(data, options);
-  run.memory_after_first_epoch = backend_for(gpu).allocator().stats();
+  run.memory_after_first_epoch = device_services(gpu).allocator().stats();
   options.epochs = epochs - 1;
   const nn::History rest = model.fit(data, options);
-  run.memory_after_last_epoch = backend_for(gpu).allocator().stats();
+  run.memory_after_last_epoch = device_services(gpu).allocator().stats();
   run.history.epochs.insert(run.history.epochs.end(), rest.epochs.begin(), rest.epochs.end());
   run.weights = model.parameters().values.to_vector();
   return run;
@@ -96,31 +97,30 @@ TEST_CASE("asking for more device memory than there is: a DeviceError that says 
     CHECK(what.find("cuda:0") != std::string::npos);
   }
   CHECK(thrown);
-  // The backend still works afterwards.
+  // The device still works afterwards.
   const Tensor t = Tensor::full({3}, 2.0f, Device::cuda());
   CHECK(t.to_vector() == std::vector<float>{2.0f, 2.0f, 2.0f});
 }
 
 TEST_CASE("the device's timers: spans in the device's order that add up, again after a reset") {
-  Backend& backend = backend_for(Device::cuda());
+  const std::unique_ptr<DeviceTimers> timers = device_services(Device::cuda()).make_timers();
   for (int round = 0; round < 2; ++round) {
-    backend.reset_timers();
-    const uint64_t start = backend.record_timer();
+    timers->reset();
+    const uint64_t start = timers->record();
     const Tensor filled = Tensor::full({int64_t{1} << 24}, 1.0f, Device::cuda());  // 64 MiB written
-    const uint64_t middle = backend.record_timer();
-    const uint64_t end = backend.record_timer();
-    const double fill = backend.timer_seconds(start, middle);
-    const double nothing = backend.timer_seconds(middle, end);
+    const uint64_t middle = timers->record();
+    const uint64_t end = timers->record();
+    const double fill = timers->seconds(start, middle);
+    const double nothing = timers->seconds(middle, end);
     CHECK(fill > 0.0);
     CHECK(nothing >= 0.0);
     // One clock: the whole span is its two parts (to the events' float milliseconds).
-    CHECK(backend.timer_seconds(start, end) == doctest::Approx(fill + nothing).epsilon(1e-3));
+    CHECK(timers->seconds(start, end) == doctest::Approx(fill + nothing).epsilon(1e-3));
   }
-  backend.reset_timers();
 }
 
 TEST_CASE("the peaks probe on the GPU: every figure measured") {
-  const MeasuredPeaks p = backend_for(Device::cuda()).measure_peaks();
+  const MeasuredPeaks p = device_services(Device::cuda()).measure_peaks();
   // Bounds any CUDA GPU meets by far, compute-sanitizer's slowing included: a smoke test of the
   // probe's path, not of the device (docs/PROFILING.md has the H100's figures). A launch took
   // 14 ms under memcheck with 15 other sanitized suites loading the host (H100, 2026-11-24);

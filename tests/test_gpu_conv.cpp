@@ -1,9 +1,10 @@
-// The CUDA backend's convolutions (kernels/conv/), max pooling (kernels/pool.cu) and the
-// RMSprop and Adadelta updates (kernels/optimizers.cu) against references computed here in
-// double by direct loops over the definitions (core/backend.h), independent of the CPU backend
-// and of the kernels' own formulation: backward-data is a scatter here (each forward term adds
-// its share to dx), a gather in the kernel. GPU only: gpu_skip_main.cpp reports "Skipped"
-// without a GPU.
+// The GPU's convolutions (kernels/conv/), max pooling (kernels/pool.cu) and the RMSprop and
+// Adadelta updates (kernels/optimizers.cu), through their dispatch points (raw::X on GPU
+// tensors) and kernels/conv/ directly, against references computed here in double by direct
+// loops over the definitions (core/ops/conv2d.h, pool.h, optimizers.h), independent of the
+// CPU's implementations and of the kernels' own formulation: backward-data is a scatter here
+// (each forward term adds its share to dx), a gather in the kernel. GPU only:
+// gpu_skip_main.cpp reports "Skipped" without a GPU.
 //
 // Tolerances. U = 2^-24 is float32's unit roundoff. A float sum of K products errs by at most
 // ~K U of sum |terms| in any order (Higham's gamma_K), split-K's tree of partial sums included,
@@ -21,9 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
 #include "core/conv_geometry.h"
+#include "core/device_services.h"
 #include "core/error.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/optimizers.h"
+#include "core/ops/pool.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/conv/implicit_gemm.h"
@@ -162,9 +166,10 @@ Reference reference_of(conv::Pass pass, const Conv2dGeometry& g, const Operands&
   return {};
 }
 
-// Runs `pass` through the backend (the engine's own tiling) and checks it against r; offset 1
-// puts every operand and the output off 16-byte alignment.
-void check_backend_pass(Backend& gpu, conv::Pass pass, const Conv2dGeometry& g, const Operands& o,
+// Runs `pass` through its dispatch point (raw::conv2d_*: on GPU tensors, the engine's own
+// tiling) with TF32 set on `gpu` as asked, and checks it against r; offset 1 puts every operand
+// and the output off 16-byte alignment.
+void check_dispatched_pass(DeviceServices& gpu, conv::Pass pass, const Conv2dGeometry& g, const Operands& o,
                         const Reference& r, bool tf32, int64_t offset = 0) {
   gpu.set_tf32(tf32);
   Tensor out;
@@ -172,19 +177,19 @@ void check_backend_pass(Backend& gpu, conv::Pass pass, const Conv2dGeometry& g, 
     case conv::Pass::Forward: {
       const Tensor x = on_gpu(o.x, g.x_shape(), offset), w = on_gpu(o.w, g.w_shape(), offset);
       out = poisoned(g.y_shape(), offset);
-      gpu.conv2d_forward(g, x, w, out);
+      raw::conv2d_forward(g, x, w, out);
       break;
     }
     case conv::Pass::BackwardData: {
       const Tensor dy = on_gpu(o.dy, g.y_shape(), offset), w = on_gpu(o.w, g.w_shape(), offset);
       out = poisoned(g.x_shape(), offset);
-      gpu.conv2d_backward_data(g, dy, w, out);
+      raw::conv2d_backward_data(g, dy, w, out);
       break;
     }
     case conv::Pass::BackwardFilter: {
       const Tensor x = on_gpu(o.x, g.x_shape(), offset), dy = on_gpu(o.dy, g.y_shape(), offset);
       out = poisoned(g.w_shape(), offset);
-      gpu.conv2d_backward_filter(g, x, dy, out);
+      raw::conv2d_backward_filter(g, x, dy, out);
       break;
     }
   }
@@ -222,13 +227,13 @@ std::vector<float> check_tiling(conv::Pass pass, const Conv2dGeometry& g, const 
 
 const conv::Pass PASSES[] = {conv::Pass::Forward, conv::Pass::BackwardData, conv::Pass::BackwardFilter};
 
-// Every pass in both precisions through the backend, each against one reference.
-void check_backend_passes(Backend& gpu, const Conv2dGeometry& g, const Operands& o, bool unaligned_too) {
+// Every pass in both precisions through its dispatch point, each against one reference.
+void check_dispatched_passes(DeviceServices& gpu, const Conv2dGeometry& g, const Operands& o, bool unaligned_too) {
   for (const conv::Pass pass : PASSES) {
     const Reference r = reference_of(pass, g, o);
     for (const bool tf32 : {false, true}) {
-      check_backend_pass(gpu, pass, g, o, r, tf32);
-      if (unaligned_too) check_backend_pass(gpu, pass, g, o, r, tf32, 1);
+      check_dispatched_pass(gpu, pass, g, o, r, tf32);
+      if (unaligned_too) check_dispatched_pass(gpu, pass, g, o, r, tf32, 1);
     }
   }
 }
@@ -241,7 +246,7 @@ Conv2dGeometry geometry(int64_t batch, int64_t h, int64_t w, int64_t in_c, int64
 }  // namespace
 
 TEST_CASE("conv2d passes match a double reference at odd sizes, both paddings, strides 1 and 2") {
-  Backend& gpu = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(2026);
   struct Image {
     int64_t batch, h, w;
@@ -258,7 +263,7 @@ TEST_CASE("conv2d passes match a double reference at odd sizes, both paddings, s
             for (const Padding padding : {Padding::Valid, Padding::Same}) {
               const Conv2dGeometry g = geometry(im.batch, im.h, im.w, in_c, k.kh, k.kw, out_c, stride,
                                                 stride, padding);
-              check_backend_passes(gpu, g, random_operands(g, rng), false);
+              check_dispatched_passes(gpu, g, random_operands(g, rng), false);
               ++cases;
             }
           }
@@ -270,7 +275,7 @@ TEST_CASE("conv2d passes match a double reference at odd sizes, both paddings, s
 }
 
 TEST_CASE("conv2d: unequal strides, unaligned operands, batch 1 and 1x1 images") {
-  Backend& gpu = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(7);
   const Conv2dGeometry shapes[] = {
       geometry(2, 9, 7, 4, 3, 3, 8, 2, 1, Padding::Same),
@@ -279,7 +284,7 @@ TEST_CASE("conv2d: unequal strides, unaligned operands, batch 1 and 1x1 images")
       geometry(1, 6, 6, 16, 2, 2, 16, 2, 2, Padding::Valid),
   };
   // Each also off 16-byte alignment, which sends them down the scalar-load path.
-  for (const Conv2dGeometry& g : shapes) check_backend_passes(gpu, g, random_operands(g, rng), true);
+  for (const Conv2dGeometry& g : shapes) check_dispatched_passes(gpu, g, random_operands(g, rng), true);
 }
 
 TEST_CASE("conv2d: every kernel variant (tiles, split-K, FP32/TF32 in 2-4 stages, vector/scalar loads)") {
@@ -343,11 +348,11 @@ const SeedLayer SEED_LAYERS[] = {{32, 3, 32, Padding::Same},   {32, 32, 32, Padd
 }  // namespace
 
 TEST_CASE("conv2d at the seed models' layer shapes (batch 4), FP32 and TF32") {
-  Backend& gpu = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(3);
   for (const SeedLayer& l : SEED_LAYERS) {
     const Conv2dGeometry g = l.at_batch_4();
-    check_backend_passes(gpu, g, random_operands(g, rng), false);
+    check_dispatched_passes(gpu, g, random_operands(g, rng), false);
   }
 }
 
@@ -386,7 +391,7 @@ TEST_CASE("the pipelined TF32 kernel at the seed layers' tilings: the two-stage 
 }
 
 TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA graph") {
-  Backend& gpu = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(5);
   // Split-K at batch 8 (the engine splits K = 8 * 32 * 32 over many slices).
   const Conv2dGeometry g = geometry(8, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same);
@@ -396,22 +401,22 @@ TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA gr
   const Operands o = random_operands(g, rng);
   const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape()), dy = on_gpu(o.dy, g.y_shape());
   Tensor dw = poisoned(g.w_shape()), y = poisoned(g.y_shape()), dx = poisoned(g.x_shape());
-  gpu.conv2d_backward_filter(g, x, dy, dw);
+  raw::conv2d_backward_filter(g, x, dy, dw);
   const std::vector<float> first = dw.to_vector();
-  gpu.conv2d_backward_filter(g, x, dy, dw);
+  raw::conv2d_backward_filter(g, x, dy, dw);
   CHECK(dw.to_vector() == first);  // bitwise: the slices are added in a fixed order
   expect_close(reference(conv::Pass::BackwardFilter, g, o.x, o.dy), first, false, "backward_filter batch 8");
 
   // All three passes recorded into a graph (workspaces from the graph's pool, no sync inside)
   // and replayed give what they give op by op.
-  gpu.conv2d_forward(g, x, w, y);
-  gpu.conv2d_backward_data(g, dy, w, dx);
+  raw::conv2d_forward(g, x, w, y);
+  raw::conv2d_backward_data(g, dy, w, dx);
   const std::vector<float> y_eager = y.to_vector(), dx_eager = dx.to_vector();
   Tensor y2 = poisoned(g.y_shape()), dx2 = poisoned(g.x_shape()), dw2 = poisoned(g.w_shape());
   const std::unique_ptr<StepGraph> graph = gpu.capture([&] {
-    gpu.conv2d_forward(g, x, w, y2);
-    gpu.conv2d_backward_data(g, dy, w, dx2);
-    gpu.conv2d_backward_filter(g, x, dy, dw2);
+    raw::conv2d_forward(g, x, w, y2);
+    raw::conv2d_backward_data(g, dy, w, dx2);
+    raw::conv2d_backward_filter(g, x, dy, dw2);
   });
   REQUIRE(graph != nullptr);
   graph->replay();
@@ -422,16 +427,16 @@ TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA gr
 }
 
 TEST_CASE("conv2d of an empty batch: nothing to compute, dw is zero") {
-  Backend& gpu = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   const Conv2dGeometry g = geometry(0, 5, 5, 4, 3, 3, 8, 1, 1, Padding::Same);
   const Tensor x = Tensor::empty(g.x_shape(), DType::F32, Device::cuda());
   const Tensor dy = Tensor::empty(g.y_shape(), DType::F32, Device::cuda());
   Tensor dw = poisoned(g.w_shape());
-  gpu.conv2d_backward_filter(g, x, dy, dw);
+  raw::conv2d_backward_filter(g, x, dy, dw);
   for (const float v : dw.to_vector()) CHECK(v == 0.0f);
   const Tensor w = on_gpu(std::vector<float>(static_cast<size_t>(numel(g.w_shape())), 1.0f), g.w_shape());
   Tensor y = Tensor::empty(g.y_shape(), DType::F32, Device::cuda());
-  gpu.conv2d_forward(g, x, w, y);  // must not launch anything invalid
+  raw::conv2d_forward(g, x, w, y);  // must not launch anything invalid
   gpu.synchronize();
 }
 
@@ -475,7 +480,6 @@ struct PoolCase {
 // Pools x drawn by `value()` on the GPU, forward and backward, against pool_reference.
 template <class Value>
 void check_pool_against_reference(const PoolCase& k, Generator& rng, const Value& value) {
-  Backend& gpu = backend_for(Device::cuda());
   const Conv2dGeometry g = pool2d_geometry({k.batch, k.h, k.w, k.c}, k.pool, k.pool, k.stride, k.stride, k.padding);
   std::vector<float> x(static_cast<size_t>(numel(g.x_shape())));
   for (float& v : x) v = value();
@@ -485,8 +489,8 @@ void check_pool_against_reference(const PoolCase& k, Generator& rng, const Value
 
   const Tensor tx = on_gpu(x, g.x_shape()), tdy = on_gpu(dy, g.y_shape());
   Tensor ty = poisoned(g.y_shape()), tdx = poisoned(g.x_shape());
-  gpu.max_pool2d_forward(g, tx, ty);
-  gpu.max_pool2d_backward(g, tx, ty, tdy, tdx);
+  raw::max_pool2d_forward(g, tx, ty);
+  raw::max_pool2d_backward(g, tx, ty, tdy, tdx);
   INFO("pool ", k.pool, " stride ", k.stride, " ", to_string(k.padding), " on (", k.batch, ", ", k.h, ", ",
        k.w, ", ", k.c, ")");
   CHECK(ty.to_vector() == y_ref);    // a max is exact
@@ -525,7 +529,6 @@ TEST_CASE("max_pool2d: windows of -inf keep their first element, on the tiled an
 // ---- optimizers ---------------------------------------------------------------------------
 
 TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed values") {
-  Backend& gpu = backend_for(Device::cuda());
   Generator rng(23);
   const size_t n = 1031;  // not a multiple of the block size
   std::vector<float> p = random_values(n, rng), g = random_values(n, rng), s(n), u(n);
@@ -545,7 +548,7 @@ TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed va
     const float lr = 1e-3f, rho = 0.9f, eps = 1e-7f;
     Tensor tp = on_gpu(p, {static_cast<int64_t>(n)}), tg = on_gpu(g, {static_cast<int64_t>(n)});
     Tensor ts = on_gpu(s, {static_cast<int64_t>(n)});
-    gpu.rmsprop_update(tp, tg, ts, lr, rho, eps);
+    raw::rmsprop_update(tp, tg, ts, lr, rho, eps);
     const std::vector<float> gp = tp.to_vector(), gs = ts.to_vector();
     // s = 0.1 * 0.25 = 0.025; p = 1 - 1e-3 * 0.5 / (sqrt(0.025) + 1e-7) = 0.996837722...
     CHECK(std::fabs(gs[0] - 0.025) <= 1e-8);
@@ -563,7 +566,7 @@ TEST_CASE("rmsprop_update and adadelta_update: one step against hand-computed va
     const float lr = 1.0f, rho = 0.95f, eps = 1e-7f;
     Tensor tp = on_gpu(p, {static_cast<int64_t>(n)}), tg = on_gpu(g, {static_cast<int64_t>(n)});
     Tensor ts = on_gpu(s, {static_cast<int64_t>(n)}), tu = on_gpu(u, {static_cast<int64_t>(n)});
-    gpu.adadelta_update(tp, tg, ts, tu, lr, rho, eps);
+    raw::adadelta_update(tp, tg, ts, tu, lr, rho, eps);
     const std::vector<float> gp = tp.to_vector(), gs = ts.to_vector(), gu = tu.to_vector();
     // s = 0.05 * 0.25 = 0.0125; d = sqrt(1e-7) / sqrt(0.0125 + 1e-7) * 0.5 = 1.41420790e-3;
     // u = 0.05 d^2 = 1.0000e-7; p = 1 - d = 0.99858579...

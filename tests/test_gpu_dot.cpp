@@ -1,4 +1,4 @@
-// The seed-002 ops on the CUDA backend: the dot path of matmul for (1 x K) @ (K x 1)
+// The seed-002 ops on the GPU: the dot path of matmul for (1 x K) @ (K x 1)
 // (kernels/dot.cu) and random_normal (kernels/random.cu).
 //
 // dot: against a double reference with Higham's bound for a float sum of n products,
@@ -22,11 +22,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops/matmul.h"
+#include "core/ops/random.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 
-using engine::Backend;
 using engine::Device;
 using engine::Shape;
 using engine::Tensor;
@@ -43,8 +44,6 @@ bool gpu_or_skip() {
   std::fprintf(stderr, "*** GPU TEST SKIPPED: no GPU: %s ***\n", why.c_str());
   return false;
 }
-
-Backend& gpu() { return engine::backend_for(Device::cuda()); }
 
 std::vector<float> uniform(engine::Generator& rng, size_t n, float lo, float hi) {
   std::vector<float> v(n);
@@ -75,7 +74,7 @@ float gpu_dot(const std::vector<float>& a, const std::vector<float>& b, const Do
   const Tensor ta = on_gpu_at(a, d.transpose_a ? Shape{k, 1} : Shape{1, k}, d.offset_a);
   const Tensor tb = on_gpu_at(b, d.transpose_b ? Shape{1, k} : Shape{k, 1}, d.offset_b);
   Tensor c = Tensor::full({1, 1}, d.c0, Device::cuda());
-  gpu().matmul(ta, d.transpose_a, tb, d.transpose_b, c, d.alpha, d.beta);
+  engine::raw::matmul(ta, d.transpose_a, tb, d.transpose_b, c, d.alpha, d.beta);
   return c.item();
 }
 
@@ -83,7 +82,7 @@ std::vector<float> normal(Device device, int64_t n, int64_t offset, float mean, 
                           uint64_t seed) {
   Tensor whole = Tensor::full({n + offset + 1}, NaN, device);
   Tensor y = whole.slice(offset, {n});
-  engine::backend_for(device).random_normal(y, mean, stddev, seed);
+  engine::raw::random_normal(y, mean, stddev, seed);  // on `device`'s implementation
   const std::vector<float> all = whole.to_vector();
   // Nothing outside the view is written.
   for (int64_t i = 0; i < offset; ++i) REQUIRE(std::isnan(all[static_cast<size_t>(i)]));

@@ -1,10 +1,11 @@
-// Jacobians on the GPU: the two backend ops they are built from (elementwise_jvp,
-// strided_copy) against the CPU backend, every strategy against central differences in
-// double on the test nets of tests/jacobian_reference.h, the seed-001 MLP at val=100 with
-// every mode against the others (the loop's 40,000 backward passes and the dense reverse
-// mode's 64 GFLOP are quick here, slow on a small CPU), the memory limit, and the seed's
-// val=1000 Jacobian (1.6 GB) against the CPU's blocks. Without a GPU, gpu_skip_main.cpp exits
-// 77 before any test runs (ctest: "Skipped"), and every case starts with gpu_or_skip().
+// Jacobians on the GPU: the two raw:: ops they are built from (elementwise_jvp,
+// strided_copy) on GPU tensors against the same ops on CPU tensors, every strategy against
+// central differences in double on the test nets of tests/jacobian_reference.h, the seed-001
+// MLP at val=100 with every mode against the others (the loop's 40,000 backward passes and
+// the dense reverse mode's 64 GFLOP are quick here, slow on a small CPU), the memory limit,
+// and the seed's val=1000 Jacobian (1.6 GB) against the CPU's blocks. Without a GPU,
+// gpu_skip_main.cpp exits 77 before any test runs (ctest: "Skipped"), and every case starts
+// with gpu_or_skip().
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "nn/jacobian.h"
@@ -87,15 +88,14 @@ TEST_CASE("gpu parity: elementwise_jvp, every activation and a product, K direct
       }
       const std::vector<float> t = uniform(rng, n * K, -3.0f, 3.0f);
       Tensor out_cpu = Tensor::empty({K, n});
-      backend_for(Device::cpu()).elementwise_jvp(act, Tensor::from_vector(y, {n}),
-                                                 Tensor::from_vector(t, {K, n}), out_cpu);
+      raw::elementwise_jvp(act, Tensor::from_vector(y, {n}), Tensor::from_vector(t, {K, n}),
+                           out_cpu);
       const Tensor y_gpu = Tensor::from_vector(y, {n}, Device::cuda());
       const Tensor t_gpu = Tensor::from_vector(t, {K, n}, Device::cuda());
       Tensor out_gpu = Tensor::full({K, n}, std::numeric_limits<float>::quiet_NaN(), Device::cuda());
-      Backend& gpu = backend_for(Device::cuda());
-      gpu.elementwise_jvp(act, y_gpu, t_gpu, out_gpu);
+      raw::elementwise_jvp(act, y_gpu, t_gpu, out_gpu);
       Tensor in_place = t_gpu.clone();
-      gpu.elementwise_jvp(act, y_gpu, in_place, in_place);
+      raw::elementwise_jvp(act, y_gpu, in_place, in_place);
       const std::vector<float> c = out_cpu.to_vector(), g = out_gpu.to_vector();
       CHECK(in_place.to_vector() == g);
       // The derivative 1 - y^2 or y (1 - y) may be fused into an FMA on one side: up to U
@@ -143,10 +143,10 @@ TEST_CASE("gpu parity: strided_copy, bit for bit: transposes, diagonals, broadca
       };
       // Untouched elements keep their poison on both sides.
       Tensor y_cpu = Tensor::zeros({w.y_size}, dtype), y_gpu = Tensor::zeros({w.y_size}, dtype, Device::cuda());
-      y_cpu.backend().fill(y_cpu, -7.0f);
-      y_gpu.backend().fill(y_gpu, -7.0f);
-      strided_copy(make(Device::cpu()), y_cpu, w.extent, w.from, w.to);
-      strided_copy(make(Device::cuda()), y_gpu, w.extent, w.from, w.to);
+      raw::fill(y_cpu, -7.0f);
+      raw::fill(y_gpu, -7.0f);
+      raw::strided_copy(make(Device::cpu()), y_cpu, w.extent, w.from, w.to);
+      raw::strided_copy(make(Device::cuda()), y_gpu, w.extent, w.from, w.to);
       if (dtype == DType::F32) {
         CHECK(y_gpu.to_vector() == y_cpu.to_vector());
       } else {

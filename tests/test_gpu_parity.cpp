@@ -1,8 +1,9 @@
-// CPU vs GPU parity of every op of the Backend interface (core/backend.h), and of two chains
-// of differentiable ops (core/ops.h) through backward. Each op runs on the CPU and the CUDA
-// backend on the same seeded random inputs; the GPU result is copied back and compared
-// elementwise: |gpu - cpu| <= abs + rel * scale, scale = |cpu| unless the op passes the
-// magnitude its rounding error is relative to (for a sum, the sum of |terms|).
+// CPU vs GPU parity of the ops' dispatch points (raw::X, core/ops/<family>.h), and of two
+// chains of differentiable ops (core/ops.h) through backward. Each raw:: op runs on tensors on
+// the CPU and on tensors on the GPU (so cpu::X, then cuda::X) with the same seeded random
+// inputs; the GPU result is copied back and compared elementwise: |gpu - cpu| <= abs + rel *
+// scale, scale = |cpu| unless the op passes the magnitude its rounding error is relative to
+// (for a sum, the sum of |terms|).
 //
 // U = 2^-24 is float32's unit roundoff: a correctly rounded operation errs by at most U
 // relative, a float sum of K terms in any order by at most ~K U of the sum of |terms|
@@ -27,17 +28,17 @@
 #include <vector>
 
 #include "core/autograd.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 
 using engine::Activation;
-using engine::Backend;
 using engine::Device;
 using engine::DType;
 using engine::Shape;
 using engine::Tensor;
+namespace raw = engine::raw;
 
 namespace {
 
@@ -113,13 +114,13 @@ Pair both_at_offset(const std::vector<float>& values, const Shape& shape, int64_
   return {whole.cpu.slice(offset, shape), whole.gpu.slice(offset, shape)};
 }
 
-// Runs op(backend, side) on the CPU backend, then on the GPU backend, and waits for the GPU.
+// Runs op(side) on the CPU tensors, then on the GPU ones (each raw:: call picks its device's
+// implementation from its output), and waits for the GPU.
 template <typename Fn>
 void run_both(Fn&& op) {
-  op(engine::backend_for(Device::cpu()), Side::Cpu);
-  Backend& gpu = engine::backend_for(Device::cuda());
-  op(gpu, Side::Gpu);
-  gpu.synchronize();
+  op(Side::Cpu);
+  op(Side::Gpu);
+  engine::device_services(Device::cuda()).synchronize();
 }
 
 // ---- seeded random inputs (Philox: the same numbers on every platform) ----------------------
@@ -268,19 +269,19 @@ TEST_CASE("parity: fill, float32 and int32, whole tensors and a slice") {
   for (const Shape& shape : ELEMENTWISE_SHAPES) {
     for (const float value : {0.0f, -1.5f, 3.0e7f, 1.0e-3f}) {
       Pair y = poisoned(shape);
-      run_both([&](Backend& b, Side s) { b.fill(y.on(s), value); });
+      run_both([&](Side s) { raw::fill(y.on(s), value); });
       check_close(str("fill f32 ", name(shape), " ", value), y, EXACT);  // a copy
     }
     for (const float value : {0.0f, 7.0f, -3.0f, 123456.0f}) {  // integral: converted exactly
       Pair y = poisoned(shape, DType::I32);
-      run_both([&](Backend& b, Side s) { b.fill(y.on(s), value); });
+      run_both([&](Side s) { raw::fill(y.on(s), value); });
       check_ints(str("fill i32 ", name(shape), " ", value), y);
     }
   }
   // Elements [5, 5 + 1031) of a poisoned buffer: the others must stay NaN.
   Pair whole = poisoned({1100});
   Pair part{whole.cpu.slice(5, {1031}), whole.gpu.slice(5, {1031})};
-  run_both([&](Backend& b, Side s) { b.fill(part.on(s), 2.5f); });
+  run_both([&](Side s) { raw::fill(part.on(s), 2.5f); });
   const std::vector<float> g = whole.gpu.to_vector();
   size_t wrong = 0;
   for (size_t i = 0; i < g.size(); ++i) {
@@ -328,8 +329,8 @@ TEST_CASE("parity: matmul, all transpose combinations, alpha/beta, odd and large
         for (const auto& scaling : scalings) {
           const float alpha = scaling[0], beta = scaling[1];
           Pair c = beta == 0.0f ? poisoned({m, n}) : both(c0, {m, n});
-          run_both([&](Backend& b, Side s) {
-            b.matmul(pa.on(s), ta, pb.on(s), tb, c.on(s), alpha, beta);
+          run_both([&](Side s) {
+            raw::matmul(pa.on(s), ta, pb.on(s), tb, c.on(s), alpha, beta);
           });
           std::vector<double> scale(d.m * d.n);
           for (size_t i = 0; i < scale.size(); ++i) {
@@ -361,8 +362,8 @@ TEST_CASE("parity: bias_activation_forward, None/Relu/Tanh/Sigmoid") {
     for (const Activation act :
          {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
       Pair y = poisoned(shape);
-      run_both([&](Backend& b, Side s) {
-        b.bias_activation_forward(act, x.on(s), bias.on(s), y.on(s));
+      run_both([&](Side s) {
+        raw::bias_activation_forward(act, x.on(s), bias.on(s), y.on(s));
       });
       // x + bias is one IEEE addition and relu a selection: exact. tanh/sigmoid: libm vs CUDA.
       const bool exact = act == Activation::None || act == Activation::Relu;
@@ -384,8 +385,8 @@ TEST_CASE("parity: bias_activation_backward, Relu/Tanh/Sigmoid, with and without
       for (const bool with_dbias : {true, false}) {
         Pair dx = poisoned(shape);
         Pair dbias = with_dbias ? poisoned({shape[1]}) : Pair{};  // Pair{}: undefined tensors
-        run_both([&](Backend& b, Side s) {
-          b.bias_activation_backward(act, y.on(s), dy.on(s), dx.on(s), dbias.on(s));
+        run_both([&](Side s) {
+          raw::bias_activation_backward(act, y.on(s), dy.on(s), dx.on(s), dbias.on(s));
         });
         check_close(what + (with_dbias ? " dx" : " dx, no dbias"), dx,
                     act == Activation::Relu ? EXACT : ACT_BACKWARD);  // relu': a selection
@@ -405,7 +406,7 @@ TEST_CASE("parity: sum_rows") {
   for (const Shape& shape : COLUMN_SUM_SHAPES) {
     const std::vector<float> dy = uniform(rng, count(shape), -1.0f, 1.0f);
     Pair pdy = both(dy, shape), db = poisoned({shape[1]});
-    run_both([&](Backend& b, Side s) { b.sum_rows(pdy.on(s), db.on(s)); });
+    run_both([&](Side s) { raw::sum_rows(pdy.on(s), db.on(s)); });
     // A float sum of N terms in any order: 2 (N + 1) U of sum|dy| between the devices.
     check_close("sum_rows " + name(shape), db, {2.0 * static_cast<double>(shape[0] + 1) * U, 0.0},
                 column_abs_sums(dy, dim(shape, 1)));
@@ -426,7 +427,7 @@ TEST_CASE("parity: binary Add/Sub/Mul, including a misaligned operand") {
       Pair bv = random_pair(rng, shape, -2.0f, 2.0f);
       for (const auto& op : ops) {
         Pair y = poisoned(shape);
-        run_both([&](Backend& b, Side s) { b.binary(op.first, a.on(s), bv.on(s), y.on(s)); });
+        run_both([&](Side s) { raw::binary(op.first, a.on(s), bv.on(s), y.on(s)); });
         // One correctly rounded IEEE operation per element: bitwise identical.
         check_close(str("binary ", op.second, " ", name(shape), " offset ", offset), y, EXACT);
       }
@@ -444,7 +445,7 @@ TEST_CASE("parity: axpby, beta 0 (y not read) and beta 1 (accumulate)") {
     for (const float alpha : {1.0f, -0.3f, 2.5f}) {
       for (const float beta : {0.0f, 1.0f, 0.5f}) {
         Pair y = beta == 0.0f ? poisoned(shape) : both(y0, shape);
-        run_both([&](Backend& b, Side s) { b.axpby(alpha, px.on(s), beta, y.on(s)); });
+        run_both([&](Side s) { raw::axpby(alpha, px.on(s), beta, y.on(s)); });
         std::vector<double> scale(x.size());
         for (size_t i = 0; i < x.size(); ++i) {
           scale[i] = std::fabs(alpha * x[i]) + std::fabs(beta * y0[i]);
@@ -469,16 +470,35 @@ TEST_CASE("parity: activation_forward and activation_backward, Relu/Tanh/Sigmoid
     for (const Activation act : ELEMENTWISE_ACTS) {
       const Tol tol = act == Activation::Relu ? EXACT : TRANSCENDENTAL;
       Pair y = poisoned(shape);
-      run_both([&](Backend& b, Side s) { b.activation_forward(act, px.on(s), y.on(s)); });
+      run_both([&](Side s) { raw::activation_forward(act, px.on(s), y.on(s)); });
       check_close(str("activation_forward ", name(act), " ", name(shape)), y, tol);
 
       Pair out = both(activation_output(rng, act, count(shape)), shape);
       Pair dy = random_pair(rng, shape, -1.0f, 1.0f), dx = poisoned(shape);
       run_both(
-          [&](Backend& b, Side s) { b.activation_backward(act, out.on(s), dy.on(s), dx.on(s)); });
+          [&](Side s) { raw::activation_backward(act, out.on(s), dy.on(s), dx.on(s)); });
       check_close(str("activation_backward ", name(act), " ", name(shape)), dx,
                   act == Activation::Relu ? EXACT : ACT_BACKWARD);
     }
+  }
+}
+
+TEST_CASE("parity: gelu_forward and gelu_backward") {
+  if (!gpu_or_skip()) return;
+  engine::Generator rng(34);
+  for (const Shape& shape : ELEMENTWISE_SHAPES) {
+    std::vector<float> x = uniform(rng, count(shape), -5.0f, 5.0f);
+    // Far tails: erff saturates to +-1 and exp(-x^2/2) underflows to 0, not NaN.
+    for (size_t i = 0; i < x.size(); i += 97) x[i] = (i / 97) % 2 == 0 ? 100.0f : -30.0f;
+    Pair px = both(x, shape);
+    // erff and expf within 2 ulp on both devices (the CPU rounds from double), a few roundings
+    // around them: TRANSCENDENTAL's 16U relative and absolute.
+    Pair y = poisoned(shape);
+    run_both([&](Side s) { raw::gelu_forward(px.on(s), y.on(s)); });
+    check_close(str("gelu_forward ", name(shape)), y, TRANSCENDENTAL);
+    Pair dy = random_pair(rng, shape, -1.0f, 1.0f), dx = poisoned(shape);
+    run_both([&](Side s) { raw::gelu_backward(px.on(s), dy.on(s), dx.on(s)); });
+    check_close(str("gelu_backward ", name(shape)), dx, TRANSCENDENTAL);
   }
 }
 
@@ -497,7 +517,7 @@ TEST_CASE("parity: softmax_forward and softmax_backward, log false and true") {
     for (const bool log : {false, true}) {
       const std::string what = str(log ? "log_softmax " : "softmax ", name(shape));
       Pair y = poisoned(shape);
-      run_both([&](Backend& b, Side s) { b.softmax_forward(px.on(s), y.on(s), log); });
+      run_both([&](Side s) { raw::softmax_forward(px.on(s), y.on(s), log); });
       check_close(what + " forward", y, softmax_tol(cols, 54.0));
 
       // Backward from a valid y: log false dx = p (dy - sum(dy p)), log true dx = dy - p sum(dy).
@@ -506,7 +526,7 @@ TEST_CASE("parity: softmax_forward and softmax_backward, log false and true") {
       const std::vector<float> dy = uniform(rng, count(shape), -1.0f, 1.0f);
       Pair py = both(log ? host_softmax(x, cols, true) : p, shape), pdy = both(dy, shape);
       Pair dx = poisoned(shape);
-      run_both([&](Backend& b, Side s) { b.softmax_backward(py.on(s), pdy.on(s), dx.on(s), log); });
+      run_both([&](Side s) { raw::softmax_backward(py.on(s), pdy.on(s), dx.on(s), log); });
       std::vector<double> scale(x.size());
       for (size_t r = 0; r < x.size() / cols; ++r) {
         double row = 0.0;  // sum |dy p| (log false) or sum |dy| (log true)
@@ -529,8 +549,8 @@ TEST_CASE("parity: softmax_cross_entropy_forward and _backward") {
     const std::vector<float> logits = uniform(rng, count(shape), -6.0f, 6.0f);
     Pair pl = both(logits, shape), probs = poisoned(shape), loss = poisoned({shape[0]});
     Pair labels = both_ints(random_ints(rng, rows, static_cast<int32_t>(cols)), {shape[0]});
-    run_both([&](Backend& b, Side s) {
-      b.softmax_cross_entropy_forward(pl.on(s), labels.on(s), probs.on(s), loss.on(s));
+    run_both([&](Side s) {
+      raw::softmax_cross_entropy_forward(pl.on(s), labels.on(s), probs.on(s), loss.on(s));
     });
     // probs as softmax; loss = lse - logit[label] carries log-sum-exp's absolute error.
     const Tol tol = softmax_tol(cols, 6.0);
@@ -539,8 +559,8 @@ TEST_CASE("parity: softmax_cross_entropy_forward and _backward") {
 
     Pair p = both(host_softmax(logits, cols, false), shape), dlogits = poisoned(shape);
     Pair dloss = random_pair(rng, {shape[0]}, -1.0f, 1.0f);
-    run_both([&](Backend& b, Side s) {
-      b.softmax_cross_entropy_backward(p.on(s), labels.on(s), dloss.on(s), dlogits.on(s));
+    run_both([&](Side s) {
+      raw::softmax_cross_entropy_backward(p.on(s), labels.on(s), dloss.on(s), dlogits.on(s));
     });
     // dloss (p - [c == label]): a subtraction (exact near p = 1) and a product, or one FMA,
     // with |dloss| <= 1 and |p - 1| <= 1.
@@ -561,8 +581,8 @@ TEST_CASE("parity: binary_cross_entropy_forward and _backward, including clipped
       if (i % 7 == 6) t[i] = static_cast<float>(i % 2);
     }
     Pair pp = both(p, shape), pt = both(t, shape), loss = poisoned(shape);
-    run_both([&](Backend& b, Side s) {
-      b.binary_cross_entropy_forward(pp.on(s), pt.on(s), loss.on(s));
+    run_both([&](Side s) {
+      raw::binary_cross_entropy_forward(pp.on(s), pt.on(s), loss.on(s));
     });
     // Two logf (1-3 ulp; a fast __logf errs by 2^-21.4 absolute near 1) and four roundings of
     // same-sign terms: 16U relative, 2^-20 absolute.
@@ -570,8 +590,8 @@ TEST_CASE("parity: binary_cross_entropy_forward and _backward, including clipped
 
     const std::vector<float> g = uniform(rng, count(shape), -1.0f, 1.0f);
     Pair dloss = both(g, shape), dp = poisoned(shape);
-    run_both([&](Backend& b, Side s) {
-      b.binary_cross_entropy_backward(pp.on(s), pt.on(s), dloss.on(s), dp.on(s));
+    run_both([&](Side s) {
+      raw::binary_cross_entropy_backward(pp.on(s), pt.on(s), dloss.on(s), dp.on(s));
     });
     // -g (t / (p + eps) - (1 - t) / (1 - p + eps)): two quotients whose difference may cancel,
     // ~6 roundings a side of |g| (t / (p + eps) + (1 - t) / (1 - p + eps)).
@@ -594,9 +614,9 @@ TEST_CASE("parity: dropout_forward/backward drop the same elements on both devic
       for (const uint64_t seed : {uint64_t{0}, uint64_t{0x9E3779B97F4A7C15ull}}) {
         for (const int32_t step : {0, 41, 123457}) {
           Pair step_counter = both_ints({step}, {}), y = poisoned(shape), dx = poisoned(shape);
-          run_both([&](Backend& b, Side s) {
-            b.dropout_forward(x.on(s), y.on(s), rate, seed, step_counter.on(s));
-            b.dropout_backward(x.on(s), dx.on(s), rate, seed, step_counter.on(s));  // dy = x
+          run_both([&](Side s) {
+            raw::dropout_forward(x.on(s), y.on(s), rate, seed, step_counter.on(s));
+            raw::dropout_backward(x.on(s), dx.on(s), rate, seed, step_counter.on(s));  // dy = x
           });
           const std::string what =
               str("dropout ", name(shape), " rate ", rate, " seed ", seed, " step ", step);
@@ -626,8 +646,7 @@ TEST_CASE("dropout on the GPU: keep fraction, scaling, a fresh mask per step and
   const Tensor ones = Tensor::full({n}, 1.0f, Device::cuda());
   auto mask = [&](uint64_t seed, int32_t step) {
     Tensor y = Tensor::full({n}, NaN, Device::cuda());
-    engine::backend_for(Device::cuda())
-        .dropout_forward(ones, y, rate, seed, Tensor::from_ints({step}, {}, Device::cuda()));
+    raw::dropout_forward(ones, y, rate, seed, Tensor::from_ints({step}, {}, Device::cuda()));
     return y.to_vector();
   };
   const std::vector<float> a = mask(7, 5), b = mask(7, 6), c = mask(8, 5);
@@ -671,7 +690,7 @@ TEST_CASE("parity: sum, exact on dyadic inputs and bounded on general ones") {
     Pair px = both(x, {n});
     for (const float scale : {1.0f, 1.0f / static_cast<float>(n), -3.0f}) {
       Pair y = poisoned({});
-      run_both([&](Backend& b, Side s) { b.sum(px.on(s), y.on(s), scale); });
+      run_both([&](Side s) { raw::sum(px.on(s), y.on(s), scale); });
       check_close(str("sum dyadic n=", n, " scale ", scale), y, {2 * U, 0.0});
     }
   }
@@ -680,7 +699,7 @@ TEST_CASE("parity: sum, exact on dyadic inputs and bounded on general ones") {
     double abs_sum = 0.0;
     for (const float v : x) abs_sum += std::fabs(v);
     Pair px = both(x, shape), y = poisoned({});
-    run_both([&](Backend& b, Side s) { b.sum(px.on(s), y.on(s), 0.5f); });
+    run_both([&](Side s) { raw::sum(px.on(s), y.on(s), 0.5f); });
     // An n-term float sum (the CPU's, in double, is closer): (n + 2) U of 0.5 sum|x|.
     check_close("sum " + name(shape), y, {static_cast<double>(x.size() + 2) * U, 0.0},
                 {0.5 * abs_sum});
@@ -693,7 +712,7 @@ TEST_CASE("parity: broadcast_scalar") {
   for (const Shape& shape : ELEMENTWISE_SHAPES) {
     for (const float scale : {1.0f, 1.0f / 1031.0f, -2.0f}) {
       Pair y = poisoned(shape);
-      run_both([&](Backend& b, Side side) { b.broadcast_scalar(s.on(side), scale, y.on(side)); });
+      run_both([&](Side side) { raw::broadcast_scalar(s.on(side), scale, y.on(side)); });
       check_close(str("broadcast_scalar ", name(shape), " scale ", scale), y, EXACT);  // 1 product
     }
   }
@@ -710,12 +729,12 @@ TEST_CASE("parity: gather_rows, float32 and int32") {
       Pair index = both_ints(
           random_ints(rng, static_cast<size_t>(batch), static_cast<int32_t>(shape[0])), {batch});
       Pair x = random_pair(rng, shape, -1.0f, 1.0f), y = poisoned(out_shape);
-      run_both([&](Backend& b, Side s) { b.gather_rows(x.on(s), index.on(s), y.on(s)); });
+      run_both([&](Side s) { raw::gather_rows(x.on(s), index.on(s), y.on(s)); });
       check_close("gather_rows f32 " + what, y, EXACT);  // a copy
       std::vector<int32_t> xi = random_ints(rng, count(shape), 2000000);
       for (int32_t& v : xi) v -= 1000000;
       Pair pxi = both_ints(xi, shape), yi = poisoned(out_shape, DType::I32);
-      run_both([&](Backend& b, Side s) { b.gather_rows(pxi.on(s), index.on(s), yi.on(s)); });
+      run_both([&](Side s) { raw::gather_rows(pxi.on(s), index.on(s), yi.on(s)); });
       check_ints("gather_rows i32 " + what, yi);
     }
   }
@@ -733,8 +752,8 @@ TEST_CASE("parity: sigmoid_cross_entropy_forward and _backward, to logits of +-1
       if (i % 7 == 6) t[i] = static_cast<float>(i % 2);
     }
     Pair pz = both(z, shape), pt = both(t, shape), loss = poisoned(shape);
-    run_both([&](Backend& b, Side s) {
-      b.sigmoid_cross_entropy_forward(pz.on(s), pt.on(s), loss.on(s));
+    run_both([&](Side s) {
+      raw::sigmoid_cross_entropy_forward(pz.on(s), pt.on(s), loss.on(s));
     });
     // max(z, 0) - z t + log1p(exp(-|z|)): expf and log1pf (a few ulp each) on a term <= log 2,
     // and two roundings of terms up to |z|: 16U of the terms' size.
@@ -744,8 +763,8 @@ TEST_CASE("parity: sigmoid_cross_entropy_forward and _backward, to logits of +-1
 
     const std::vector<float> g = uniform(rng, count(shape), -1.0f, 1.0f);
     Pair dloss = both(g, shape), dz = poisoned(shape);
-    run_both([&](Backend& b, Side s) {
-      b.sigmoid_cross_entropy_backward(pz.on(s), pt.on(s), dloss.on(s), dz.on(s));
+    run_both([&](Side s) {
+      raw::sigmoid_cross_entropy_backward(pz.on(s), pt.on(s), dloss.on(s), dz.on(s));
     });
     // g (sigmoid(z) - t): expf, a quotient and a difference of numbers <= 1.
     check_close("sigmoid_cross_entropy_backward " + name(shape), dz, {16 * U, 16 * U});
@@ -763,7 +782,7 @@ TEST_CASE("parity: count_correct with float targets (a sigmoid head)") {
       if (r % 11 == 0) logits[r] = 0.0f;  // probability 0.5: predicts 0 on both
     }
     Pair pl = both(logits, {rows, 1}), pt = both(targets, {rows}), correct = both({5.0f}, {});
-    run_both([&](Backend& b, Side s) { b.count_correct(pl.on(s), pt.on(s), correct.on(s)); });
+    run_both([&](Side s) { raw::count_correct(pl.on(s), pt.on(s), correct.on(s)); });
     check_close("count_correct binary " + std::to_string(rows), correct, EXACT);
   }
 }
@@ -780,9 +799,9 @@ TEST_CASE("parity: count_correct accumulates the same count") {
       labels[r] = static_cast<int32_t>(std::max_element(row, row + cols) - row);
     }
     Pair pl = both(logits, shape), plab = both_ints(labels, {shape[0]}), correct = both({5.0f}, {});
-    run_both([&](Backend& b, Side s) {
-      b.count_correct(pl.on(s), plab.on(s), correct.on(s));
-      b.count_correct(pl.on(s), plab.on(s), correct.on(s));  // += twice
+    run_both([&](Side s) {
+      raw::count_correct(pl.on(s), plab.on(s), correct.on(s));
+      raw::count_correct(pl.on(s), plab.on(s), correct.on(s));  // += twice
     });
     check_close("count_correct " + name(shape), correct, EXACT);  // integers below 2^24
     CHECK(correct.cpu.item() >= 5.0f + 2.0f * static_cast<float>((rows + 1) / 2));
@@ -804,7 +823,7 @@ TEST_CASE("parity: sgd_update, momentum 0 and 0.9") {
       Pair p = both(p0, {n});
       Pair v = momentum == 0.0f ? Pair{} : both(v0, {n});  // undefined at momentum 0, as in nn/
       run_both(
-          [&](Backend& b, Side s) { b.sgd_update(p.on(s), grad.on(s), v.on(s), lr, momentum); });
+          [&](Side s) { raw::sgd_update(p.on(s), grad.on(s), v.on(s), lr, momentum); });
       std::vector<double> v_scale(un), p_scale(un);
       for (size_t i = 0; i < un; ++i) {
         v_scale[i] = std::fabs(momentum * v0[i]) + std::fabs(lr * g[i]);
@@ -831,8 +850,8 @@ TEST_CASE("parity: adam_update at steps 0 and 41, and five steps with increment"
     Pair grad = both(g, {n});
     for (const int32_t step : {0, 41}) {
       Pair p = both(p0, {n}), m = both(m0, {n}), v = both(v0, {n}), counter = both_ints({step}, {});
-      run_both([&](Backend& b, Side s) {
-        b.adam_update(p.on(s), grad.on(s), m.on(s), v.on(s), config, counter.on(s));
+      run_both([&](Side s) {
+        raw::adam_update(p.on(s), grad.on(s), m.on(s), v.on(s), config, counter.on(s));
       });
       const double lr_t = engine::adam_step_size(config, step + 1);
       std::vector<double> m_scale(un), p_scale(un);
@@ -856,9 +875,9 @@ TEST_CASE("parity: adam_update at steps 0 and 41, and five steps with increment"
   Pair v = both(std::vector<float>(4099, 0.0f), {n}), counter = both_ints({0}, {});
   for (int k = 0; k < 5; ++k) {
     Pair grad = random_pair(rng, {n}, -1.0f, 1.0f);
-    run_both([&](Backend& b, Side s) {
-      b.adam_update(p.on(s), grad.on(s), m.on(s), v.on(s), config, counter.on(s));
-      b.increment(counter.on(s));
+    run_both([&](Side s) {
+      raw::adam_update(p.on(s), grad.on(s), m.on(s), v.on(s), config, counter.on(s));
+      raw::increment(counter.on(s));
     });
   }
   CHECK(counter.gpu.to_int_vector() == std::vector<int32_t>{5});
@@ -873,8 +892,8 @@ TEST_CASE("parity: increment is exact int32 arithmetic") {
   // 2^24 + 1 is not a float: a counter that went through float would come out wrong.
   for (const int32_t start : {0, 41, (1 << 24) + 1, 2147483600}) {
     Pair counter = both_ints({start}, {});
-    run_both([&](Backend& b, Side s) {
-      for (int k = 0; k < 3; ++k) b.increment(counter.on(s));
+    run_both([&](Side s) {
+      for (int k = 0; k < 3; ++k) raw::increment(counter.on(s));
     });
     check_ints(str("increment from ", start), counter);
     CHECK(counter.gpu.to_int_vector() == std::vector<int32_t>{start + 3});

@@ -24,8 +24,12 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
 #include "core/conv_geometry.h"
+#include "core/device_services.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/matmul.h"
+#include "core/ops/pool.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/vendor/cudnn_conv.h"
@@ -33,7 +37,9 @@
 #include "nn/sequential.h"
 
 using namespace engine;
-namespace vendor = engine::cuda::vendor;
+// The cuBLAS/cuDNN calls themselves (kernels/vendor/cudnn_conv.h); engine::vendor holds the ops'
+// vendor variants (core/ops/matmul.h, conv2d.h, pool.h), which raw:: runs under --device cudnn.
+namespace cuda_vendor = engine::cuda::vendor;
 
 namespace {
 
@@ -41,18 +47,18 @@ constexpr double U = 1.0 / 16777216.0;  // float32 unit roundoff, 2^-24
 const float NaN = std::numeric_limits<float>::quiet_NaN();
 
 Device gpu() { return Device::cuda(); }
-Backend& gpu_backend() { return backend_for(gpu()); }
+DeviceServices& gpu_services() { return device_services(gpu()); }
 
 // --device cudnn for one scope, back to our kernels (and FP32) at its end.
 class VendorLibraries {
  public:
   explicit VendorLibraries(bool tf32 = false) {
-    gpu_backend().set_vendor_libraries(true);
-    gpu_backend().set_tf32(tf32);
+    gpu_services().set_vendor_libraries(true);
+    gpu_services().set_tf32(tf32);
   }
   ~VendorLibraries() {
-    gpu_backend().set_vendor_libraries(false);
-    gpu_backend().set_tf32(false);
+    gpu_services().set_vendor_libraries(false);
+    gpu_services().set_tf32(false);
   }
   VendorLibraries(const VendorLibraries&) = delete;
   VendorLibraries& operator=(const VendorLibraries&) = delete;
@@ -299,19 +305,19 @@ Trained train(bool cnn, int epochs) {
 
 }  // namespace
 
-TEST_CASE("--device cudnn switches on and off, and the backend's name lists the libraries") {
-  const std::string ours = gpu_backend().name();
+TEST_CASE("--device cudnn switches on and off, and the device's name lists the libraries") {
+  const std::string ours = gpu_services().name();
   CHECK(ours.find("cuDNN") == std::string::npos);
   {
     VendorLibraries on;
-    const std::string name = gpu_backend().name();
+    const std::string name = gpu_services().name();
     MESSAGE("--device cudnn: ", name);
     CHECK(name.find("cuBLAS") != std::string::npos);
     CHECK(name.find("cuDNN") != std::string::npos);
   }
-  CHECK(gpu_backend().name() == ours);
+  CHECK(gpu_services().name() == ours);
   std::string why;
-  CHECK_MESSAGE(vendor::cudnn_available(&why), why);
+  CHECK_MESSAGE(cuda_vendor::cudnn_available(&why), why);
 }
 
 namespace {
@@ -326,9 +332,9 @@ void check_cudnn_against_double_loop(const ConvCase& c, bool tf32) {
   Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape()), dw = poisoned(g.w_shape());
   const Tensor xg = on_gpu(x, g.x_shape()), wg = on_gpu(w, g.w_shape()),
                dyg = on_gpu(dy, g.y_shape());
-  vendor::cudnn_conv2d_forward(g, xg, wg, y, tf32);
-  vendor::cudnn_conv2d_backward_data(g, dyg, wg, dx, tf32);
-  vendor::cudnn_conv2d_backward_filter(g, xg, dyg, dw, tf32);
+  cuda_vendor::cudnn_conv2d_forward(g, xg, wg, y, tf32);
+  cuda_vendor::cudnn_conv2d_backward_data(g, dyg, wg, dx, tf32);
+  cuda_vendor::cudnn_conv2d_backward_filter(g, xg, dyg, dw, tf32);
   const double tf32_rel = tf32 ? 1.0 / 512 : 0.0, floor = tf32 ? 1e-4 : FP32_FLOOR;
   expect_close(what + " forward", y.to_vector(), ref.y, tf32_rel + fp32_rel(forward_terms(g)),
                floor);
@@ -360,9 +366,10 @@ TEST_CASE("without --tf32, cuDNN convolutions are FP32: no TF32 rounding of the 
   const Tensor w = Tensor::full(g.w_shape(), 1.0f, gpu());
   const Tensor dy = Tensor::full(g.y_shape(), 1.0f, gpu());
   Tensor y = poisoned(g.y_shape()), dw = poisoned(g.w_shape()), dx = poisoned(g.x_shape());
-  vendor::cudnn_conv2d_forward(g, x, w, y, false);
-  vendor::cudnn_conv2d_backward_filter(g, x, dy, dw, false);
-  vendor::cudnn_conv2d_backward_data(g, dy, Tensor::full(g.w_shape(), one_plus, gpu()), dx, false);
+  cuda_vendor::cudnn_conv2d_forward(g, x, w, y, false);
+  cuda_vendor::cudnn_conv2d_backward_filter(g, x, dy, dw, false);
+  cuda_vendor::cudnn_conv2d_backward_data(g, dy, Tensor::full(g.w_shape(), one_plus, gpu()), dx,
+                                          false);
   const auto check_all = [](const char* what, const std::vector<float>& got, double terms) {
     const double want = terms * (1.0 + 1.0 / 4096), slack = 0.25 * terms / 4096;
     double worst = 0.0;
@@ -390,8 +397,8 @@ TEST_CASE("cuDNN max pooling matches a double loop: windows, padding never wins,
     const PoolRefs ref = pool_references(g, x, dy);
     const Tensor xg = on_gpu(x, g.x_shape()), dyg = on_gpu(dy, g.y_shape());
     Tensor y = poisoned(g.y_shape()), dx = poisoned(g.x_shape());
-    vendor::cudnn_max_pool2d_forward(g, xg, y);
-    vendor::cudnn_max_pool2d_backward(g, xg, y, dyg, dx);
+    cuda_vendor::cudnn_max_pool2d_forward(g, xg, y);
+    cuda_vendor::cudnn_max_pool2d_backward(g, xg, y, dyg, dx);
     expect_close(std::string(c.name) + " forward", y.to_vector(), ref.y, 0.0, 0.0);
     expect_close(std::string(c.name) + " backward", dx.to_vector(), ref.dx, 4 * U, 0.0);
   }
@@ -426,7 +433,7 @@ TEST_CASE("--device cudnn: matmul on cuBLAS matches a double product, all transp
           const Tensor bg = on_gpu(b, tb ? Shape{s.N, s.K} : Shape{s.K, s.N});
           // beta = 0: C holds NaN, which cuBLAS must not read.
           Tensor c = beta == 0.0f ? poisoned({s.M, s.N}) : on_gpu(c0, {s.M, s.N});
-          gpu_backend().matmul(ag, ta, bg, tb, c, alpha, beta);
+          raw::matmul(ag, ta, bg, tb, c, alpha, beta);
           std::ostringstream what;
           what << s.M << "x" << s.N << "x" << s.K << (ta ? " A^T" : " A") << (tb ? " B^T" : " B")
                << " beta " << beta;
@@ -435,22 +442,23 @@ TEST_CASE("--device cudnn: matmul on cuBLAS matches a double product, all transp
 }
 
 TEST_CASE("--device cudnn: the backend's convolution is cuDNN's, bitwise") {
-  // While vendor() is on, the CUDA backend hands conv2d_forward to kernels/vendor/: the same
-  // plan and algorithm, so the same bits (our implicit GEMM sums in another order). Forward
-  // only: cuDNN's backward algorithms may add with atomics, in a different order each call.
+  // While the GPU's vendor libraries are on (DeviceServices::vendor_libraries), the dispatch
+  // point raw::conv2d_forward runs vendor::conv2d_forward (kernels/vendor/): the same plan and
+  // algorithm, so the same bits (our implicit GEMM sums in another order). Forward only:
+  // cuDNN's backward algorithms may add with atomics, in a different order each call.
   VendorLibraries on;
   const Conv2dGeometry g = geometry_of(CONV_CASES[2]);
   const Tensor x = on_gpu(uniform(count(g.x_shape()), 21), g.x_shape());
   const Tensor w = on_gpu(uniform(count(g.w_shape()), 22), g.w_shape());
-  Tensor direct = poisoned(g.y_shape()), through_backend = poisoned(g.y_shape());
-  vendor::cudnn_conv2d_forward(g, x, w, direct, false);
-  gpu_backend().conv2d_forward(g, x, w, through_backend);
-  CHECK(direct.to_vector() == through_backend.to_vector());
+  Tensor direct = poisoned(g.y_shape()), dispatched = poisoned(g.y_shape());
+  cuda_vendor::cudnn_conv2d_forward(g, x, w, direct, false);
+  raw::conv2d_forward(g, x, w, dispatched);
+  CHECK(direct.to_vector() == dispatched.to_vector());
 }
 
 TEST_CASE("cuDNN ops recorded into a CUDA graph replay what they compute op by op") {
   VendorLibraries on;
-  Backend& be = gpu_backend();
+  DeviceServices& services = gpu_services();
   // Geometry a runs once op by op first (its algorithms measured with cudnnFind); geometry b is
   // new to the process when it is recorded (cuDNN's heuristics choose, nothing runs).
   const Conv2dGeometry a = geometry_of(CONV_CASES[2]);
@@ -470,22 +478,22 @@ TEST_CASE("cuDNN ops recorded into a CUDA graph replay what they compute op by o
   Tensor ya = poisoned(a.y_shape()), dxa = poisoned(a.x_shape()), dwa = poisoned(a.w_shape());
   Tensor yb = poisoned(b.y_shape()), yp = poisoned(p.y_shape()), dxp = poisoned(p.x_shape());
   const auto step = [&] {
-    be.conv2d_forward(a, xag, wag, ya);
-    be.conv2d_backward_data(a, dyag, wag, dxa);
-    be.conv2d_backward_filter(a, xag, dyag, dwa);
-    be.conv2d_forward(b, xbg, wbg, yb);
-    be.max_pool2d_forward(p, xpg, yp);
-    be.max_pool2d_backward(p, xpg, yp, dypg, dxp);
+    raw::conv2d_forward(a, xag, wag, ya);
+    raw::conv2d_backward_data(a, dyag, wag, dxa);
+    raw::conv2d_backward_filter(a, xag, dyag, dwa);
+    raw::conv2d_forward(b, xbg, wbg, yb);
+    raw::max_pool2d_forward(p, xpg, yp);
+    raw::max_pool2d_backward(p, xpg, yp, dypg, dxp);
   };
-  be.conv2d_forward(a, xag, wag, ya);
-  be.conv2d_backward_data(a, dyag, wag, dxa);
-  be.conv2d_backward_filter(a, xag, dyag, dwa);
-  const std::unique_ptr<StepGraph> graph = be.capture(step);
+  raw::conv2d_forward(a, xag, wag, ya);
+  raw::conv2d_backward_data(a, dyag, wag, dxa);
+  raw::conv2d_backward_filter(a, xag, dyag, dwa);
+  const std::unique_ptr<StepGraph> graph = services.capture(step);
   REQUIRE(graph != nullptr);
-  for (Tensor* t : {&ya, &dxa, &dwa, &yb, &yp, &dxp}) be.fill(*t, NaN);
+  for (Tensor* t : {&ya, &dxa, &dwa, &yb, &yp, &dxp}) raw::fill(*t, NaN);
   graph->replay();
   graph->replay();  // twice: a replay must not depend on what the last one left behind
-  be.synchronize();
+  services.synchronize();
   const ConvRefs ra = conv_references(a, xa, wa, dya);
   const ConvRefs rb = conv_references(b, xb, wb, std::vector<float>(count(b.y_shape())));
   const PoolRefs rp = pool_references(p, xp, dyp);

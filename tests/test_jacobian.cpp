@@ -2,7 +2,7 @@
 // (row-wise MLPs, functions that mix rows, transposed operands, elementwise products, a
 // bias that depends on x, scalar outputs, softmax), the strategies against each other on the
 // seed-001 MLP at val=100, the memory limit, the loop's estimate and refusal, and the two
-// backend ops the strategies are built from (elementwise_jvp, strided_copy).
+// raw:: ops the strategies are built from (elementwise_jvp, strided_copy).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "core/autograd.h"
-#include "core/backend.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "nn/jacobian.h"
@@ -226,7 +225,7 @@ TEST_CASE("jacobian: the seed MLP at val=100, every mode against the others (the
   }
 }
 
-// ---- the two backend ops ------------------------------------------------------------------
+// ---- the two raw:: ops --------------------------------------------------------------------
 
 TEST_CASE("elementwise_jvp: each activation's derivative and a product, K directions, in place") {
   engine::Generator rng(31);
@@ -234,10 +233,9 @@ TEST_CASE("elementwise_jvp: each activation's derivative and a product, K direct
   const std::vector<double> t = jacobian_test::uniform(rng, 21, -2.0, 2.0);  // K = 3
   const Tensor yt = Tensor::from_vector(jacobian_test::to_floats(y), {7});
   const Tensor tt = Tensor::from_vector(jacobian_test::to_floats(t), {3, 7});
-  Backend& cpu = backend_for(Device::cpu());
   for (Activation act : {Activation::Relu, Activation::Tanh, Activation::Sigmoid, Activation::None}) {
     Tensor out = Tensor::empty({3, 7});
-    cpu.elementwise_jvp(act, yt, tt, out);
+    raw::elementwise_jvp(act, yt, tt, out);
     const std::vector<float> got = out.to_vector();
     for (size_t k = 0; k < 3; ++k) {
       for (size_t i = 0; i < 7; ++i) {
@@ -250,7 +248,7 @@ TEST_CASE("elementwise_jvp: each activation's derivative and a product, K direct
       }
     }
     Tensor in_place = tt.clone();
-    cpu.elementwise_jvp(act, yt, in_place, in_place);
+    raw::elementwise_jvp(act, yt, in_place, in_place);
     CHECK(in_place.to_vector() == got);
   }
 }
@@ -258,29 +256,31 @@ TEST_CASE("elementwise_jvp: each activation's derivative and a product, K direct
 TEST_CASE("strided_copy: transpose, diagonal scatter, broadcast of one element, bounds") {
   const Tensor x = Tensor::from_vector({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor t = Tensor::full({3, 2}, -1.0f);
-  strided_copy(x, t, {2, 3, 1}, Walk3d{0, {3, 1, 0}}, Walk3d{0, {1, 2, 0}});  // transpose
+  raw::strided_copy(x, t, {2, 3, 1}, Walk3d{0, {3, 1, 0}}, Walk3d{0, {1, 2, 0}});  // transpose
   CHECK(t.to_vector() == std::vector<float>{1, 4, 2, 5, 3, 6});
 
   Tensor diag = Tensor::zeros({3, 3});
   const Tensor v = Tensor::from_vector({7, 8, 9}, {3});
-  strided_copy(v, diag, {3, 1, 1}, Walk3d{0, {1, 0, 0}}, Walk3d{0, {4, 0, 0}});
+  raw::strided_copy(v, diag, {3, 1, 1}, Walk3d{0, {1, 0, 0}}, Walk3d{0, {4, 0, 0}});
   CHECK(diag.to_vector() == std::vector<float>{7, 0, 0, 0, 8, 0, 0, 0, 9});
 
   // A one-hot basis (K = 2 directions, R = 2 rows, C = 3 columns, start 1): the one element
   // with stride 0, onto [k, r, 1 + k].
   Tensor basis = Tensor::zeros({2, 2, 3});
-  strided_copy(Tensor::full({1}, 1.0f), basis, {2, 2, 1}, Walk3d{0, {0, 0, 0}},
-               Walk3d{1, {2 * 3 + 1, 3, 0}});
+  raw::strided_copy(Tensor::full({1}, 1.0f), basis, {2, 2, 1}, Walk3d{0, {0, 0, 0}},
+                    Walk3d{1, {2 * 3 + 1, 3, 0}});
   CHECK(basis.to_vector() == std::vector<float>{0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1});
 
-  CHECK_THROWS_WITH_AS(strided_copy(x, t, {2, 3, 1}, Walk3d{0, {3, 1, 0}}, Walk3d{1, {1, 2, 0}}),
-                       doctest::Contains("destination walk reaches element 6"), engine::Error);
-  CHECK_THROWS_WITH_AS(strided_copy(x, t, {1, 7, 1}, Walk3d{0, {0, 1, 0}}, Walk3d{0, {0, 0, 0}}),
-                       doctest::Contains("source walk reaches element 6"), engine::Error);
+  CHECK_THROWS_WITH_AS(
+      raw::strided_copy(x, t, {2, 3, 1}, Walk3d{0, {3, 1, 0}}, Walk3d{1, {1, 2, 0}}),
+      doctest::Contains("destination walk reaches element 6"), engine::Error);
+  CHECK_THROWS_WITH_AS(
+      raw::strided_copy(x, t, {1, 7, 1}, Walk3d{0, {0, 1, 0}}, Walk3d{0, {0, 0, 0}}),
+      doctest::Contains("source walk reaches element 6"), engine::Error);
   Tensor same = x.view({6});
-  CHECK_THROWS_WITH_AS(strided_copy(x, same, {1, 1, 1}, Walk3d{}, Walk3d{}),
+  CHECK_THROWS_WITH_AS(raw::strided_copy(x, same, {1, 1, 1}, Walk3d{}, Walk3d{}),
                        doctest::Contains("share storage"), engine::Error);
   // An empty walk does nothing, whatever its strides.
-  strided_copy(x, t, {0, 5, 5}, Walk3d{100, {9, 9, 9}}, Walk3d{100, {9, 9, 9}});
+  raw::strided_copy(x, t, {0, 5, 5}, Walk3d{100, {9, 9, 9}}, Walk3d{100, {9, 9, 9}});
   CHECK(t.to_vector() == std::vector<float>{1, 4, 2, 5, 3, 6});
 }

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/matmul.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/launch.h"
@@ -23,7 +25,7 @@
 #include "kernels/matmul/small_splitk.h"
 
 using namespace engine;
-namespace mm = engine::cuda::matmul;
+namespace mm = engine::cuda::gemm;
 
 namespace {
 
@@ -248,13 +250,13 @@ TEST_CASE("small_splitk matches a double reference, and leaves its counters at z
 // 16-byte boundary for odd t), and beta = 0 into a C of NaNs.
 TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   Generator rng(11);
-  Backend& backend = backend_for(Device::cuda());
+  DeviceServices& gpu = device_services(Device::cuda());
   const Case shapes[] = {{32, 128, 784}, {32, 10, 128},     {784, 128, 32},  {32, 128, 10},
                          {32, 1000, 1000}, {1000, 1000, 32}, {100, 128, 8192}, {7, 13, 5},
                          {33, 65, 129},  {1000, 1, 1000},   {600, 520, 300}, {513, 700, 600},
                          {1700, 2200, 70}, {1030, 4000, 36}};
   for (const bool tf32 : {false, true}) {
-    backend.set_tf32(tf32);
+    gpu.set_tf32(tf32);
     for (const Case& c : shapes) {
       for (int run = 0; run < 5; ++run) {
         const int t = run % 4;
@@ -265,12 +267,12 @@ TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
         const Tensor b = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
         Tensor out = beta == 0.0f ? Tensor::full({c.M, c.N}, NAN, Device::cuda())
                                   : Tensor::from_vector(p.c0, {c.M, c.N}, Device::cuda());
-        backend.matmul(a, p.ta, b, p.tb, out, p.alpha, p.beta);
+        raw::matmul(a, p.ta, b, p.tb, out, p.alpha, p.beta);
         expect_matches_reference(p, out.to_vector(), tf32, tf32 ? "engine tf32" : "engine fp32");
       }
     }
   }
-  backend.set_tf32(false);
+  gpu.set_tf32(false);
 }
 
 // Split-K's tile counters are reset by the kernel itself (kernels/matmul/small_splitk.cu). Were
@@ -279,25 +281,25 @@ TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
 // matmul) replayed twice, each giving the first call's bits.
 TEST_CASE("engine matmul: the same split-K call twice, and replayed twice in a graph") {
   Generator rng(13);
-  Backend& backend = backend_for(Device::cuda());
-  backend.set_tf32(false);
+  DeviceServices& gpu = device_services(Device::cuda());
+  gpu.set_tf32(false);
   for (const Case& c : {Case{32, 10, 128}, Case{33, 65, 129}, Case{32, 1000, 1000}, Case{100, 128, 8192}}) {
     INFO(c.M, "x", c.N, "x", c.K);
     const Problem p = random_problem(c, false, false, 1.0f, 0.0f, rng);
     const Tensor a = Tensor::from_vector(p.a, {p.a_rows(), p.a_cols()}, Device::cuda());
     const Tensor b = Tensor::from_vector(p.b, {p.b_rows(), p.b_cols()}, Device::cuda());
     Tensor out = Tensor::full({c.M, c.N}, NAN, Device::cuda());
-    backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    raw::matmul(a, false, b, false, out, 1.0f, 0.0f);
     const std::vector<float> first = out.to_vector();
     expect_matches_reference(p, first, false, "first call");
 
-    backend.fill(out, NAN);
-    backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    raw::fill(out, NAN);
+    raw::matmul(a, false, b, false, out, 1.0f, 0.0f);
     CHECK(out.to_vector() == first);  // NaN != NaN: an unwritten element fails
 
-    const std::unique_ptr<StepGraph> graph = backend.capture([&] {
-      backend.fill(out, NAN);
-      backend.matmul(a, false, b, false, out, 1.0f, 0.0f);
+    const std::unique_ptr<StepGraph> graph = gpu.capture([&] {
+      raw::fill(out, NAN);
+      raw::matmul(a, false, b, false, out, 1.0f, 0.0f);
     });
     REQUIRE(graph != nullptr);
     for (int replay = 0; replay < 2; ++replay) {

@@ -86,7 +86,7 @@ TEST_CASE("Adam matches Keras' update rule step by step") {
   const double g[2] = {0.5, -0.25};
   for (int t = 1; t <= 3; ++t) {
     adam.step(store, step);
-    step.backend().increment(step);
+    raw::increment(step);
     const double lr_t = 1e-3 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
     for (int i = 0; i < 2; ++i) {
       m[i] = 0.9 * m[i] + 0.1 * g[i];

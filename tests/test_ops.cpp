@@ -1,4 +1,4 @@
-// Every differentiable op of core/ops.h on the CPU backend: forward against a double
+// Every differentiable op of core/ops.h on the CPU: forward against a double
 // reference written here, gradient against central differences of that reference
 // (tests/gradcheck.h), at several odd shapes; plus the ops' error messages.
 //
@@ -343,6 +343,24 @@ TEST_CASE("tanh and sigmoid: forward and gradient") {
   }
 }
 
+TEST_CASE("gelu: forward and gradient against erf in double") {
+  engine::Generator rng(9);
+  for (const Shape& shape : ELEMENTWISE_SHAPES) {
+    const std::vector<Input> inputs = {
+        gradcheck::floats(shape, gradcheck::uniform(rng, gradcheck::count(shape), -4, 4))};
+    // The CPU computes in double and rounds once: forward and gradient within an ulp or two.
+    gradcheck::check(
+        "gelu " + shape_name(shape), [](const std::vector<Tensor>& t) { return engine::gelu(t[0]); },
+        elementwise_ref([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }),
+        inputs, Tolerance{4 * FLT_EPS, 16 * FLT_EPS + FD_TOL});
+  }
+  // Known values: gelu(0) = 0, gelu(1) = Phi(1) = 0.8413447, gelu(-1) = -(1 - Phi(1)).
+  const std::vector<float> y = engine::gelu(Tensor::from_vector({0.0f, 1.0f, -1.0f}, {3})).to_vector();
+  CHECK(y[0] == 0.0f);
+  CHECK(y[1] == doctest::Approx(0.8413447).epsilon(1e-6));
+  CHECK(y[2] == doctest::Approx(-0.1586553).epsilon(1e-6));
+}
+
 TEST_CASE("tanh and sigmoid saturate without NaN at large |x|") {
   const Tensor x = Tensor::from_vector({-1000.0f, -100.0f, 100.0f, 1000.0f}, {4});
   const std::vector<float> t = engine::tanh(x).to_vector();
@@ -578,7 +596,7 @@ TEST_CASE("count_correct with float targets: a sigmoid head at threshold 0.5") {
   const Tensor logits = Tensor::from_vector({2.0f, -1.0f, 0.0f, 0.0f, -3.0f}, {5, 1});
   const Tensor targets = Tensor::from_vector({1.0f, 1.0f, 0.0f, 1.0f, 0.0f}, {5});
   Tensor count = Tensor::zeros({});
-  logits.backend().count_correct(logits, targets, count);
+  engine::raw::count_correct(logits, targets, count);
   CHECK(count.item() == 3.0f);
 }
 
@@ -766,7 +784,7 @@ TEST_CASE("sum and mean: scalar output, forward and gradient") {
         },
         inputs, Tolerance{2 * FLT_EPS, 2 * FLT_EPS + FD_TOL});
   }
-  // A sum with cancellation: 1e8 + 1 - 1e8 is 1 in exact arithmetic; the CPU backend
+  // A sum with cancellation: 1e8 + 1 - 1e8 is 1 in exact arithmetic; the CPU's sum
   // accumulates in double (cpu/reduce.cpp) and so gets it, where a float running sum gives 0.
   CHECK(engine::sum(Tensor::from_vector({1e8f, 1.0f, -1e8f}, {3})).item() == 1.0f);
 }

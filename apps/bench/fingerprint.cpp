@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/bench/child_process.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/system_info.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 #if defined(ENGINE_WITH_CUDA)
 #include <cuda_runtime.h>

@@ -8,14 +8,14 @@
 #include <ctime>
 #include <iostream>
 
-#include "core/backend.h"
 #include "core/binary_file.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/logging.h"
 #include "core/profiler.h"
 #include "core/sync_check.h"
 #include "core/system_info.h"
-#include "cpu/cpu_backend.h"
+#include "cpu/cpu_device.h"
 
 namespace engine::apps {
 
@@ -112,10 +112,12 @@ Device apply_common_options(const CommonOptions& o) {
   std::string why;
   if (!device_available(device, &why)) throw UsageError("cannot use the GPU: " + why);
   if (o.tf32 && device.is_cpu()) throw UsageError("--tf32 needs the GPU (--gpu)");
-  backend_for(device).set_tf32(o.tf32);
-  // The GPU backend is one per process: switch the vendor libraries off as well as on.
-  if (!device.is_cpu()) backend_for(device).set_vendor_libraries(choice == "cudnn");
-  // Both before the run makes any tensor; the profiler then times the checked ops.
+  DeviceServices& services = device_services(device);
+  services.set_tf32(o.tf32);
+  // The GPU's services are one per process: switch the vendor libraries off as well as on.
+  if (!device.is_cpu()) services.set_vendor_libraries(choice == "cudnn");
+  // --sync-check's hook first: a hook added later runs outside the earlier ones
+  // (core/dispatch.h), so the profiler times the checked ops.
   if (o.sync_check) enable_sync_check(device);
   if (o.profile) enable_profiling(device);
   return device;
@@ -184,7 +186,7 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
   return {{"date", date},
           {"device", to_string(device)},
           {"backend", backend_choice(o)},
-          {"device_name", backend_for(device).name()},
+          {"device_name", device_services(device).name()},
           {"cpu_model", cpu_model_name()},
           {"threads", cpu::num_threads()},
           {"hardware_threads", hardware_threads()},
@@ -195,17 +197,17 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
           {"batch_size", o.batch_size},
           {"epochs", o.epochs},
           {"steps_per_epoch", o.steps_per_epoch},
-          {"kernels", kernel_families_json(backend_for(device))}};
+          {"kernels", kernel_families_json(device_services(device))}};
 }
 
-nlohmann::json kernel_families_json(const Backend& backend) {
+nlohmann::json kernel_families_json(const DeviceServices& services) {
   nlohmann::json families = nlohmann::json::object();
-  for (const auto& [op, kernels] : backend.kernel_families()) families[op] = kernels;
+  for (const auto& [op, kernels] : services.kernel_families()) families[op] = kernels;
   return families;
 }
 
-void print_kernel_families(std::ostream& out, const Backend& backend) {
-  for (const auto& [op, kernels] : backend.kernel_families()) {
+void print_kernel_families(std::ostream& out, const DeviceServices& services) {
+  for (const auto& [op, kernels] : services.kernel_families()) {
     out << "Kernels: " << op << ": " << kernels << "\n";
   }
 }

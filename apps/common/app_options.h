@@ -12,7 +12,7 @@
 #include "core/device.h"
 
 namespace engine {
-class Backend;
+class DeviceServices;
 }
 
 namespace engine::apps {
@@ -62,8 +62,9 @@ bool nan_check_enabled(const CommonOptions& options, Device device);
 std::string backend_choice(const CommonOptions& options);
 
 // Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device;
-// --device cudnn switches the GPU backend's vendor libraries on. Throws UsageError (exit status
-// 2) when the device cannot be used, DeviceError (also status 2) when cuDNN cannot.
+// --device cudnn switches the GPU's vendor libraries on (DeviceServices::set_vendor_libraries).
+// Throws UsageError (exit status 2) when the device cannot be used, DeviceError (also status 2)
+// when cuDNN cannot.
 Device apply_common_options(const CommonOptions& options);
 
 // A bad flag value or an unusable device: the app exits with status 2.
@@ -104,10 +105,10 @@ void show_defaults_in_help(CLI::App& app);
 // What every --json record holds about the machine and the run's settings.
 nlohmann::json machine_record(const CommonOptions& options, Device device);
 
-// The kernels each op family runs on this device (Backend::kernel_families): an object for
-// --json, and a "Kernels: matmul: ..." line each for the run header (none on the CPU).
-nlohmann::json kernel_families_json(const Backend& backend);
-void print_kernel_families(std::ostream& out, const Backend& backend);
+// The kernels each op family runs on this device (DeviceServices::kernel_families): an object
+// for --json, and a "Kernels: matmul: ..." line each for the run header (none on the CPU).
+nlohmann::json kernel_families_json(const DeviceServices& services);
+void print_kernel_families(std::ostream& out, const DeviceServices& services);
 
 // Writes `record` to `path`, atomically (temporary file, then rename).
 void write_json(const std::string& path, const nlohmann::json& record);

@@ -1,6 +1,6 @@
 #include "apps/common/sweep_options.h"
 
-#include "core/backend.h"
+#include "core/device_services.h"
 
 namespace engine::apps {
 

@@ -12,7 +12,7 @@
 #include "apps/common/breakdown_report.h"
 #include "apps/common/spread.h"
 #include "apps/common/stop_signals.h"
-#include "core/backend.h"
+#include "core/device_services.h"
 #include "core/error.h"
 #include "core/tensor.h"
 #include "nn/checkpoint.h"
@@ -134,7 +134,7 @@ void print_step_report(Device device, const nn::History& history) {
     }
     std::printf(")\n");
   }
-  const AllocatorStats memory = backend_for(device).allocator().stats();
+  const AllocatorStats memory = device_services(device).allocator().stats();
   std::printf("Device memory: peak %.1f MiB in use, %zu cudaMalloc calls in the whole run\n",
               static_cast<double>(memory.peak_bytes) / (1 << 20), memory.system_allocations);
 }
@@ -166,7 +166,7 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["epochs_run"] = epochs;
   record["final_loss"] =
       history.epochs.empty() ? nlohmann::json(nullptr) : nlohmann::json(history.epochs.back().loss);
-  const AllocatorStats memory = backend_for(device).allocator().stats();
+  const AllocatorStats memory = device_services(device).allocator().stats();
   const MedianStep step = median_step_microseconds(history);
   record["median_step_us"] = step.microseconds;
   record["median_step_after_warmup"] = step.after_warmup;
@@ -188,8 +188,8 @@ Device start_training(const CommonOptions& options) {
   if (options.epochs == 0 && options.load_path.empty()) {
     throw UsageError("--epochs 0 only makes sense with --load (evaluate a saved model)");
   }
-  std::cout << "Device: " << backend_for(device).name() << "\n";
-  print_kernel_families(std::cout, backend_for(device));
+  std::cout << "Device: " << device_services(device).name() << "\n";
+  print_kernel_families(std::cout, device_services(device));
   return device;
 }
 

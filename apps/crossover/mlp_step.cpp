@@ -18,7 +18,8 @@
 #include <numeric>
 
 #include "apps/crossover/workload.h"
-#include "core/backend.h"
+#include "core/device_services.h"
+#include "core/ops/random.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "nn/layers.h"
@@ -35,7 +36,7 @@ class OneBatch final : public nn::BatchSource {
  public:
   OneBatch(int64_t batch, Device device, uint64_t seed, bool from_host)
       : host_{Tensor::empty({batch, 28, 28}), Tensor()}, from_host_(from_host) {
-    backend_for(Device::cpu()).random_normal(host_.x, 0.5f, 0.25f, derive_seed(seed, 11));
+    raw::random_normal(host_.x, 0.5f, 0.25f, derive_seed(seed, 11));  // on the CPU
     Generator rng(derive_seed(seed, 12));
     std::vector<int32_t> labels(static_cast<size_t>(batch));
     for (int32_t& label : labels) label = static_cast<int32_t>(rng.below(10));
@@ -52,7 +53,7 @@ class OneBatch final : public nn::BatchSource {
   void start_epoch(int, int64_t, int64_t, int64_t) override {}
   Tensor next(int64_t, int64_t) override {
     if (from_host_) {
-      Backend& device = data_.x.backend();
+      DeviceServices& device = data_.x.services();
       device.copy_from_host(data_.x.raw_data(), host_.x.raw_data(), host_.x.nbytes());
       device.copy_from_host(data_.y.raw_data(), host_.y.raw_data(), host_.y.nbytes());
     }

@@ -1,6 +1,7 @@
 // The op-level workloads of apps/crossover: a square matmul, one Dense layer's step and one
-// 3x3 Conv2D layer's step, each called on the backend directly (the kernels a layer runs,
-// without autograd's bookkeeping on the host, which mlp_step includes).
+// 3x3 Conv2D layer's step, each op called at its dispatch point directly (raw::X, core/ops/:
+// the kernels a layer runs, without autograd's bookkeeping on the host, which mlp_step
+// includes).
 //
 // Napkin math (FP32, FLOPs count a multiply-add as 2):
 //   matmul n:     2 n^3 FLOP; copies a, b in and c out: 12 n^2 bytes. At n = 4096: 137 GFLOP,
@@ -20,9 +21,13 @@
 
 #include "apps/crossover/step_timing.h"
 #include "apps/crossover/workload.h"
-#include "core/backend.h"
 #include "core/conv_geometry.h"
+#include "core/device_services.h"
 #include "core/error.h"
+#include "core/ops/activation.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/matmul.h"
+#include "core/ops/random.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 
@@ -39,14 +44,14 @@ struct OpStep {
 
 Tensor random_tensor(const Shape& shape, Device device, uint64_t seed) {
   Tensor t = Tensor::empty(shape, DType::F32, device);
-  t.backend().random_normal(t, 0.0f, 1.0f, seed);
+  raw::random_normal(t, 0.0f, 1.0f, seed);
   return t;
 }
 
 // Copies `t`'s contents from a host copy made now: what feeding `t` from host memory costs.
 std::function<void()> upload_from_host(const Tensor& t) {
   const Tensor host = t.to(Device::cpu());
-  return [t, host] { t.backend().copy_from_host(t.raw_data(), host.raw_data(), host.nbytes()); };
+  return [t, host] { t.services().copy_from_host(t.raw_data(), host.raw_data(), host.nbytes()); };
 }
 
 // What a sweep is over: its name, what its size means, and sizes from `first` doubling up to
@@ -70,23 +75,23 @@ class OpWorkload : public Workload {
 
   StepTimes time(int64_t size, Device device, Variant variant, const TimingPlan& plan) override {
     const OpStep step = prepare(size, device);
-    Backend& backend = backend_for(device);
+    DeviceServices& services = device_services(device);
     if (variant == Variant::Copies) {
-      return time_steps(backend, [&] {
+      return time_steps(services, [&] {
         step.upload();
         step.run();
         if (step.download) {
           step.download();  // returns when the host has the result
         } else {
-          backend.synchronize();
+          services.synchronize();
         }
       }, plan, Clock::WallClock);
     }
-    if (variant != Variant::Graph) return time_steps(backend, step.run, plan, Clock::BackendTimers);
+    if (variant != Variant::Graph) return time_steps(services, step.run, plan, Clock::DeviceTimers);
     step.run();  // outside the recording: fills the allocator's cache as a training run's first step does
     std::unique_ptr<StepGraph> graph;
     try {
-      graph = backend.capture(step.run);
+      graph = services.capture(step.run);
     } catch (const DeviceError&) {
       throw;  // the device itself failed: not a property of this step
     } catch (const Error& e) {
@@ -96,10 +101,10 @@ class OpWorkload : public Workload {
     }
     if (!graph) {
       StepTimes t;
-      t.not_measured = backend.name() + " cannot record graphs";
+      t.not_measured = services.name() + " cannot record graphs";
       return t;
     }
-    StepTimes t = time_steps(backend, [&] { graph->replay(); }, plan, Clock::BackendTimers);
+    StepTimes t = time_steps(services, [&] { graph->replay(); }, plan, Clock::DeviceTimers);
     t.launches = graph->kernel_count();
     return t;
   }
@@ -128,13 +133,13 @@ class Matmul final : public OpWorkload {
     Tensor c = Tensor::empty({n, n}, DType::F32, device);
     const Tensor c_host = Tensor::empty({n, n});
     OpStep step;
-    step.run = [a, b, c]() mutable { a.backend().matmul(a, false, b, false, c, 1.0f, 0.0f); };
+    step.run = [a, b, c]() mutable { raw::matmul(a, false, b, false, c, 1.0f, 0.0f); };
     const auto upload_a = upload_from_host(a), upload_b = upload_from_host(b);
     step.upload = [upload_a, upload_b] {
       upload_a();
       upload_b();
     };
-    step.download = [c, c_host] { c.backend().copy_to_host(c_host.raw_data(), c.raw_data(), c.nbytes()); };
+    step.download = [c, c_host] { c.services().copy_to_host(c_host.raw_data(), c.raw_data(), c.nbytes()); };
     return step;
   }
 };
@@ -168,8 +173,8 @@ OpStep layer_step(const Shape& x_shape, const Shape& w_shape, const Shape& out_s
   step.upload = upload_from_host(t.x);
   step.run = [t, forward, backward_data, backward_filter]() mutable {
     forward(t);
-    t.x.backend().bias_activation_forward(Activation::Relu, t.z, t.bias, t.y);  // y = relu(z + b)
-    t.x.backend().bias_activation_backward(Activation::Relu, t.y, t.dy, t.dz, t.db);  // dz = [y > 0] dy
+    raw::bias_activation_forward(Activation::Relu, t.z, t.bias, t.y);  // y = relu(z + b)
+    raw::bias_activation_backward(Activation::Relu, t.y, t.dy, t.dz, t.db);  // dz = [y > 0] dy
     backward_data(t);
     backward_filter(t);
   };
@@ -189,9 +194,9 @@ class DenseStep final : public OpWorkload {
   OpStep prepare(int64_t w, Device device) const override {
     return layer_step(
         {batch(), w}, {w, w}, {batch(), w}, device, seed(3),
-        [](LayerTensors& t) { t.x.backend().matmul(t.x, false, t.w, false, t.z, 1.0f, 0.0f); },    // z = x W
-        [](LayerTensors& t) { t.x.backend().matmul(t.dz, false, t.w, true, t.dx, 1.0f, 0.0f); },   // dx = dz W^T
-        [](LayerTensors& t) { t.x.backend().matmul(t.x, true, t.dz, false, t.dw, 1.0f, 0.0f); });  // dW = x^T dz
+        [](LayerTensors& t) { raw::matmul(t.x, false, t.w, false, t.z, 1.0f, 0.0f); },    // z = x W
+        [](LayerTensors& t) { raw::matmul(t.dz, false, t.w, true, t.dx, 1.0f, 0.0f); },   // dx = dz W^T
+        [](LayerTensors& t) { raw::matmul(t.x, true, t.dz, false, t.dw, 1.0f, 0.0f); });  // dW = x^T dz
   }
 };
 
@@ -210,9 +215,9 @@ class ConvStep final : public OpWorkload {
     const Conv2dGeometry g = conv2d_geometry({batch(), IMAGE, IMAGE, c}, {3, 3, c, c}, 1, 1, Padding::Same);
     return layer_step(
         g.x_shape(), g.w_shape(), g.y_shape(), device, seed(4),
-        [g](LayerTensors& t) { t.x.backend().conv2d_forward(g, t.x, t.w, t.z_out); },
-        [g](LayerTensors& t) { t.x.backend().conv2d_backward_data(g, t.dz_out, t.w, t.dx); },
-        [g](LayerTensors& t) { t.x.backend().conv2d_backward_filter(g, t.x, t.dz_out, t.dw); });
+        [g](LayerTensors& t) { raw::conv2d_forward(g, t.x, t.w, t.z_out); },
+        [g](LayerTensors& t) { raw::conv2d_backward_data(g, t.dz_out, t.w, t.dx); },
+        [g](LayerTensors& t) { raw::conv2d_backward_filter(g, t.x, t.dz_out, t.dw); });
   }
 };
 

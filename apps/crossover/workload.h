@@ -12,7 +12,7 @@ namespace engine::crossover {
 
 // How a step runs. On the CPU there is one way: its data is in host memory already.
 enum class Variant {
-  Cpu,       // the CPU backend: OpenBLAS + OpenMP
+  Cpu,       // the CPU (cpu/): OpenBLAS + OpenMP
   Copies,    // GPU, as the articles ran it: each step's inputs copied from host memory, the
              // step launched op by op, the host waiting for its end (transfer included)
   Resident,  // GPU, the data already on the device, the step launched op by op from the host

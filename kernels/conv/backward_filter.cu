@@ -5,7 +5,7 @@
 // The shape is the forward's turned around: a small output (288 x 32 for the 32x32x32 layer of
 // seed 003) and a long reduction (102,400 at batch 100). 288 x 32 is three 128 x 32 tiles for
 // 132 SMs, so K is split: choose_tiling gives about two blocks per SM (88 slices of 1,168 for
-// that layer), each slice writes its partial dw to a workspace, and matmul::split_k_reduce adds
+// that layer), each slice writes its partial dw to a workspace, and gemm::split_k_reduce adds
 // the slices in order: deterministic, run to run, unlike float atomics.
 //
 // Napkin math, seed 003 (batch 100), FP32 on an H100: the forward's FLOPs, 7.7 GFLOP in all

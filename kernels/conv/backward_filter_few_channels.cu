@@ -147,13 +147,13 @@ void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const
     few_channels_filter_kernel<3><<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(p);
   }
   CHECK_LAUNCH();
-  matmul::Gemm sum;  // dw = the blocks' partials added in order: a (9 in_c x out_c) split-K
+  gemm::Gemm sum;  // dw = the blocks' partials added in order: a (9 in_c x out_c) split-K
   sum.M = static_cast<int>(9 * g.in_c);
   sum.N = static_cast<int>(g.out_c);
   sum.C = dw;
   sum.ldc = sum.N;
   sum.partial = workspace;
-  matmul::split_k_reduce(sum, static_cast<int>(blocks), stream);
+  gemm::split_k_reduce(sum, static_cast<int>(blocks), stream);
 }
 
 }  // namespace engine::cuda::conv

@@ -153,13 +153,13 @@ int prepare(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a,
 }
 
 void reduce_slices(const Args& p, int slices, float* c, cudaStream_t stream) {
-  matmul::Gemm g;
+  gemm::Gemm g;
   g.M = p.M;
   g.N = p.N;
   g.C = c;
   g.ldc = p.N;
   g.partial = p.c;  // the workspace the slices wrote
-  matmul::split_k_reduce(g, slices, stream);
+  gemm::split_k_reduce(g, slices, stream);
 }
 
 }  // namespace engine::cuda::conv

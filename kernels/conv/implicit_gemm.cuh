@@ -29,7 +29,7 @@
 // read alone (the first layers' 1 or 3 channels).
 //
 // Split-K (Args::k_slice > 0): blockIdx.z takes k in [z k_slice, (z + 1) k_slice) and writes its
-// partial C to workspace + z M N; matmul::split_k_reduce then adds the slices in order: the
+// partial C to workspace + z M N; gemm::split_k_reduce then adds the slices in order: the
 // same bits on every run, no float atomics.
 #pragma once
 #include <cstdint>
@@ -237,7 +237,7 @@ struct TileLoads {
       int row, col;
       if (!group_of<X, KC>(i, row, col)) continue;
       const float* group = Loader::source(p, fixed[KC ? i : 0], walk[KC ? 0 : i], k_end);
-      matmul::cp_async_16<true>(stage + row * STRIDE + col, group ? group : p.a, group ? 16 : 0);
+      gemm::cp_async_16<true>(stage + row * STRIDE + col, group ? group : p.a, group ? 16 : 0);
     }
     advance(p);
   }
@@ -307,21 +307,21 @@ __device__ __forceinline__ void mma_k_tile(float (&acc)[TM][4], const ATile& as,
 #pragma unroll
     for (int i = 0; i < MI; ++i) {
       const int m = wm0 + 16 * i + g4;
-      a[i][0] = matmul::to_tf32(as(kk + t4, m));
-      a[i][1] = matmul::to_tf32(as(kk + t4, m + 8));
-      a[i][2] = matmul::to_tf32(as(kk + t4 + 4, m));
-      a[i][3] = matmul::to_tf32(as(kk + t4 + 4, m + 8));
+      a[i][0] = gemm::to_tf32(as(kk + t4, m));
+      a[i][1] = gemm::to_tf32(as(kk + t4, m + 8));
+      a[i][2] = gemm::to_tf32(as(kk + t4 + 4, m));
+      a[i][3] = gemm::to_tf32(as(kk + t4 + 4, m + 8));
     }
 #pragma unroll
     for (int j = 0; j < NI; ++j) {
       const int n = wn0 + 8 * j + g4;
-      b[j][0] = matmul::to_tf32(bs(kk + t4, n));
-      b[j][1] = matmul::to_tf32(bs(kk + t4 + 4, n));
+      b[j][0] = gemm::to_tf32(bs(kk + t4, n));
+      b[j][1] = gemm::to_tf32(bs(kk + t4 + 4, n));
     }
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
-      for (int j = 0; j < NI; ++j) matmul::mma_tf32(acc[i * NI + j], a[i], b[j]);
+      for (int j = 0; j < NI; ++j) gemm::mma_tf32(acc[i * NI + j], a[i], b[j]);
   }
 }
 
@@ -516,20 +516,20 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_pipelined_kernel(con
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles) issue(s);
-    matmul::cp_async_commit();
+    gemm::cp_async_commit();
   }
   for (int t = 0; t < tiles; ++t) {
-    matmul::cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+    gemm::cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
     // Everyone's have, and everyone is done multiplying tile t - 1, whose stage the next
     // issue reuses.
     __syncthreads();
     if (t + STAGES - 1 < tiles) issue((t + STAGES - 1) % STAGES);
-    matmul::cp_async_commit();
+    gemm::cp_async_commit();
     const int s = t % STAGES;
     mma_k_tile<MI>(acc, AStage::view(as + s * AStage::FLOATS), BStage::view(bs + s * BStage::FLOATS),
                    wm0, wn0, lane);
   }
-  matmul::cp_async_wait<0>();  // nothing real is in flight; the empty groups, for tidiness
+  gemm::cp_async_wait<0>();  // nothing real is in flight; the empty groups, for tidiness
   store_mma_tiles<MI>(p, bt.c, acc, bt.m0 + wm0, bt.n0 + wn0, lane);
 }
 
@@ -591,7 +591,7 @@ void launch(const Args& p, const Tiling& t, bool vec, int slices, cudaStream_t s
 // zeros it has already set on `stream`).
 int prepare(Pass pass, const Conv2dGeometry& g, const Tiling& t, const float* a, const float* b,
             float* c, float* workspace, cudaStream_t stream, Args& p);
-// After a split launch: C = the slices' sum, in order (matmul::split_k_reduce).
+// After a split launch: C = the slices' sum, in order (gemm::split_k_reduce).
 void reduce_slices(const Args& p, int slices, float* c, cudaStream_t stream);
 
 // Runs a pass end to end: prepare, launch, reduce.

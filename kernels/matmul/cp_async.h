@@ -6,7 +6,7 @@
 #pragma once
 
 #if defined(__CUDACC__)
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // Builds for Turing (sm_75) compile the kernels that use these too, since templates are
 // instantiated for every architecture in the list; there the asm would not assemble. Such a
@@ -52,5 +52,5 @@ __device__ __forceinline__ void cp_async_wait() {
   ENGINE_SM80(asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"));
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm
 #endif

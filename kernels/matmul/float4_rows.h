@@ -13,7 +13,7 @@
 
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // True when every 4-element group of A and B that a kernel reads along a stored row (starting
 // at a column that is a multiple of 4) is 16-byte aligned, in every K slice.
@@ -45,4 +45,4 @@ __device__ __forceinline__ float4 load_row4(const float* p, int n) {
 }
 #endif
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

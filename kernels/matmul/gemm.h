@@ -10,13 +10,17 @@
 // and the block writes its partial product, without alpha or beta, to partial + z * M * N
 // (row length N); split_k_reduce() then adds the slices in order (deterministic) and applies
 // alpha and beta. Versions need not know: they call slice_of() and multiply what it returns.
+//
+// Everything under kernels/matmul/ lives in namespace cuda::gemm. Not cuda::matmul: that name
+// is the op itself (core/ops/matmul.h, defined in kernels/matmul.cu), and C++ does not let a
+// namespace and a function share a name in one scope.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 struct Gemm {
   int M = 0, N = 0, K = 0;
@@ -132,4 +136,4 @@ const Version& version_named(const char* name);  // throws engine::Error if unkn
 // Adds the split-K slices in order and applies alpha and beta (one launch).
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream);
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

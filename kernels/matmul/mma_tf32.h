@@ -7,7 +7,7 @@
 #include "kernels/matmul/cp_async.h"  // ENGINE_SM80: a trap below sm_80, where these never run
 
 #if defined(__CUDACC__)
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // FP32 -> TF32, rounded to nearest (ties away); the result is a float bit pattern with the
 // low 13 mantissa bits zero, as mma's .tf32 operands expect.
@@ -31,5 +31,5 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1])));
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm
 #endif

@@ -66,7 +66,7 @@
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/small_splitk.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = SMALL_BM, BN = SMALL_BN, BK = SMALL_BK;
@@ -360,4 +360,4 @@ void small_splitk(const Gemm& g, unsigned* counters, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

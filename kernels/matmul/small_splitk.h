@@ -1,7 +1,7 @@
 // The engine's GEMM for small and skinny outputs (kernels/matmul/small_splitk.cu): 32 x 32
 // output tiles, split-K with the slices added inside the same launch. Not a rung of the
 // ladder (versions.cu): besides the Gemm it needs a buffer of counters that outlives the call,
-// which the CUDA backend owns (kernels/cuda_backend.h).
+// which the device owns (kernels/cuda_device.h: CudaDevice::splitk_counters).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,7 +9,7 @@
 
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // One block's output tile and the depth of one K tile. A split call's slices are whole K
 // tiles deep (small_splitk_k_slice), except for the last.
@@ -34,4 +34,4 @@ int64_t small_splitk_workspace(const Gemm& g);
 // replay of a captured graph, on one stream); unused without a split.
 void small_splitk(const Gemm& g, unsigned* counters, cudaStream_t stream);
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -106,7 +106,7 @@
 #error "v10_tf32_wgmma.cu is built for sm_90a only"
 #endif
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);  // the fallback: TN, misaligned rows
 
@@ -439,4 +439,4 @@ void v10_tf32_wgmma(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -99,7 +99,7 @@
 #error "v11_tf32_tma.cu is built for sm_90a only"
 #endif
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 void v9_tf32_mma(const Gemm& g, cudaStream_t stream);  // every layout v11 does not run
 
@@ -500,4 +500,4 @@ void v11_tf32_tma(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -23,7 +23,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 32, BN = 32;  // outputs per block, one per thread
@@ -52,4 +52,4 @@ void v1_naive(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

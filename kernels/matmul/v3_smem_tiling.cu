@@ -23,7 +23,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 32, BN = 32, BK = 32;
@@ -72,4 +72,4 @@ void v3_smem_tiling(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -20,7 +20,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 64, BN = 64, BK = 8;
@@ -78,4 +78,4 @@ void v4_blocktile_1d(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

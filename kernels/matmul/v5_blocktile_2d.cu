@@ -15,7 +15,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 64, BN = 64, BK = 16;
@@ -83,4 +83,4 @@ void v5_blocktile_2d(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

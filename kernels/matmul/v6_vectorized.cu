@@ -28,7 +28,7 @@
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 8;
@@ -142,4 +142,4 @@ void v6_vectorized(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -38,7 +38,7 @@
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 16;
@@ -226,4 +226,4 @@ void v7_warptile(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -66,7 +66,7 @@
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 128, BN = 256, BK = 8;
@@ -327,4 +327,4 @@ void v8_async_bigtile(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -37,7 +37,7 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/mma_tf32.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 32;
@@ -231,4 +231,4 @@ void v9_tf32_mma(const Gemm& g, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

@@ -8,7 +8,7 @@
 #include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
 
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // Defined one per file, kernels/matmul/v<N>_<name>.cu.
 // -- v1..v5 --
@@ -151,4 +151,4 @@ void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm

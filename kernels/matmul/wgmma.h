@@ -16,7 +16,7 @@
 #endif
 
 #if defined(__CUDACC__)
-namespace engine::cuda::matmul {
+namespace engine::cuda::gemm {
 
 // m64n256k8 keeps the 64 x 256 f32 tile of D in 128 registers per thread.
 constexpr int WGMMA_ACC = 128;
@@ -86,5 +86,5 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[WGMMA_ACC]) {
   for (int i = 0; i < WGMMA_ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-}  // namespace engine::cuda::matmul
+}  // namespace engine::cuda::gemm
 #endif  // __CUDACC__

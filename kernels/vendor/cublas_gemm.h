@@ -1,7 +1,8 @@
 // cuBLAS SGEMM behind the same problem description as the ladder (kernels/matmul/gemm.h):
-// the yardstick for our kernels in apps/kernel_bench and the matmul of `--device cudnn`.
-// Vendor code lives only in kernels/vendor/: our kernels never call it, and CudaBackend only
-// under --device cudnn (set_vendor_libraries).
+// the yardstick for our kernels in apps/kernel_bench and the matmul of `--device cudnn`
+// (vendor::matmul, core/ops/matmul.h, defined in kernels/vendor/cublas_gemm.cu). Vendor code
+// lives only in kernels/vendor/: our kernels never call it; the ops reach it only through
+// vendor::matmul, which the dispatch point (core/dispatch.h) runs under --device cudnn.
 #pragma once
 #include <cublas_v2.h>
 
@@ -23,7 +24,7 @@ namespace engine::cuda::vendor {
 
 // C = alpha * op(A) op(B) + beta * C (row-major, g.k_slice must be 0), in FP32, or with
 // TF32 tensor cores when `tf32` is set. Runs on `stream`.
-void cublas_sgemm(const matmul::Gemm& g, bool tf32, cudaStream_t stream);
+void cublas_sgemm(const gemm::Gemm& g, bool tf32, cudaStream_t stream);
 
 // "cuBLAS 13.1.0": the library that loaded.
 std::string cublas_version();

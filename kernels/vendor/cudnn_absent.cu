@@ -1,7 +1,10 @@
 // kernels/vendor/cudnn_conv.h in a build that found no cuDNN (see the top-level CMakeLists.txt):
-// cudnn_available() says so, and the ops, which CudaBackend calls only once
-// set_vendor_libraries(true) has succeeded, refuse.
+// cudnn_available() says so, and so set_vendor_libraries(true) refuses: the dispatch point never
+// calls the ops' vendor:: variants (core/ops/conv2d.h, core/ops/pool.h). They and the cudnn_*
+// functions exist all the same, for the build to link, and refuse too.
 #include "core/error.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/pool.h"
 #include "kernels/vendor/cudnn_conv.h"
 
 namespace engine::cuda::vendor {
@@ -52,3 +55,22 @@ void cudnn_max_pool2d_backward(const Conv2dGeometry&, const Tensor&, const Tenso
 }
 
 }  // namespace engine::cuda::vendor
+
+namespace engine::vendor {
+
+void conv2d_forward(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
+  cuda::vendor::refuse();
+}
+void conv2d_backward_data(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
+  cuda::vendor::refuse();
+}
+void conv2d_backward_filter(const Conv2dGeometry&, const Tensor&, const Tensor&, Tensor&) {
+  cuda::vendor::refuse();
+}
+void max_pool2d_forward(const Conv2dGeometry&, const Tensor&, Tensor&) { cuda::vendor::refuse(); }
+void max_pool2d_backward(const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&,
+                         Tensor&) {
+  cuda::vendor::refuse();
+}
+
+}  // namespace engine::vendor

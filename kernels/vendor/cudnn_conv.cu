@@ -5,8 +5,8 @@
 // Layout: cuDNN takes NHWC activations as they are (CUDNN_TENSOR_NHWC), but its NHWC filters are
 // (out_c, kernel_h, kernel_w, in_c) ("KRSC"), not Keras' (kernel_h, kernel_w, in_c, out_c): read
 // as matrices, one is the other's transpose, (K x out_c) vs (out_c x K), K = kh * kw * in_c. So
-// each call transposes w into a scratch tensor (backward-filter transposes dw back), with the
-// backend's strided_copy. Padding: a legacy descriptor pads top and bottom alike, while Keras'
+// each call transposes w into a scratch tensor (backward-filter transposes dw back), with our
+// strided_copy kernel. Padding: a legacy descriptor pads top and bottom alike, while Keras'
 // `same` puts the odd row of padding at the bottom (stride 2, even sizes, even kernels). Then x
 // gets that row (and/or column) appended explicitly, zeros for a convolution and -inf for max
 // pooling (padding never wins), and dx is cut back out of the padded gradient.
@@ -27,8 +27,12 @@
 #include <memory>
 #include <mutex>
 
-#include "core/backend.h"
 #include "core/error.h"
+#include "core/ops/conv2d.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/pool.h"
+#include "core/ops/strided_copy.h"
+#include "kernels/cuda_device.h"
 #include "kernels/launch.h"
 #include "kernels/vendor/cudnn_check.h"
 #include "kernels/vendor/cudnn_conv.h"
@@ -55,8 +59,8 @@ std::string version_name(size_t version) {  // cuDNN 9 encodes major * 10000 + m
   return detail::concat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
 }
 
-// One handle for the process, on the backend's stream (created before any op can be recorded:
-// CudaBackend::set_vendor_libraries asks for it through cudnn_available()).
+// One handle for the process, on the device's stream (created before any op can be recorded:
+// CudaDevice::set_vendor_libraries asks for it through cudnn_available()).
 cudnnHandle_t handle() {
   static const cudnnHandle_t h = [] {
     cudnnHandle_t created = nullptr;
@@ -68,7 +72,7 @@ cudnnHandle_t handle() {
 }
 
 // The descriptors and choices below are built once per geometry and live as long as the
-// process (like the backend itself). One mutex guards them and the handle.
+// process (like the device itself). One mutex guards them and the handle.
 std::mutex& vendor_mutex() {
   static std::mutex mutex;
   return mutex;
@@ -121,8 +125,8 @@ Tensor padded(const Conv2dGeometry& g, const Tensor& x, int64_t extra_h, int64_t
   Tensor xp = Tensor::empty({g.batch, g.in_h + extra_h, g.in_w + extra_w, g.in_c}, DType::F32,
                             x.device());
   const PaddedWalks p = padded_walks(g, extra_h, extra_w);
-  x.backend().fill(xp, value);
-  x.backend().strided_copy(x, xp, p.extent, p.walk[PLAIN], p.walk[PADDED]);
+  cuda::fill(xp, value);
+  cuda::strided_copy(x, xp, p.extent, p.walk[PLAIN], p.walk[PADDED]);
   return xp;
 }
 
@@ -136,13 +140,13 @@ void crop(const Conv2dGeometry& g, const Tensor& dxp, Tensor& dx, int64_t extra_
           int64_t extra_w) {
   if (extra_h == 0 && extra_w == 0) return;
   const PaddedWalks p = padded_walks(g, extra_h, extra_w);
-  dx.backend().strided_copy(dxp, dx, p.extent, p.walk[PADDED], p.walk[PLAIN]);
+  cuda::strided_copy(dxp, dx, p.extent, p.walk[PADDED], p.walk[PLAIN]);
 }
 
 // cuDNN's KRSC filters back to Keras' layout (the inverse of krsc_filters in the header).
 void keras_filters(const Conv2dGeometry& g, const Tensor& wk, Tensor& w) {
   const int64_t K = g.gemm_k(), N = g.out_c;
-  w.backend().strided_copy(wk, w, {K, N, 1}, Walk3d{0, {1, K, 0}}, Walk3d{0, {N, 1, 0}});
+  cuda::strided_copy(wk, w, {K, N, 1}, Walk3d{0, {1, K, 0}}, Walk3d{0, {N, 1, 0}});
 }
 
 // A workspace from the caching allocator: a captured step records its address, and replays
@@ -196,7 +200,7 @@ auto choose(const char* op, cudnnConvolutionDescriptor_t conv, bool tf32, const 
   if (!stream_is_capturing()) {
     // A quarter of the free memory at most, so that a small GPU still runs the candidates
     // that fit instead of failing to allocate the largest one's workspace.
-    const size_t free_bytes = output.backend().memory_info().free_bytes;
+    const size_t free_bytes = output.services().memory_info().free_bytes;
     const size_t limit = std::min(MAX_WORKSPACE_BYTES, free_bytes / 4);
     size_t bytes = 0;
     for (int i = 0; i < count; ++i) {
@@ -404,7 +408,7 @@ void cudnn_conv2d_forward_krsc(const Conv2dGeometry& g, const Tensor& x, const T
                                Tensor& y, bool tf32) {
   if (y.numel() == 0) return;
   if (x.numel() == 0 || w_krsc.numel() == 0) {  // no input channels: every sum is empty
-    y.backend().fill(y, 0.0f);
+    cuda::fill(y, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
@@ -422,7 +426,7 @@ void cudnn_conv2d_backward_data_krsc(const Conv2dGeometry& g, const Tensor& dy,
                                      const Tensor& w_krsc, Tensor& dx, bool tf32) {
   if (dx.numel() == 0) return;
   if (dy.numel() == 0 || w_krsc.numel() == 0) {
-    dx.backend().fill(dx, 0.0f);
+    cuda::fill(dx, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
@@ -442,7 +446,7 @@ void cudnn_conv2d_backward_filter_krsc(const Conv2dGeometry& g, const Tensor& x,
                                        Tensor& dw_krsc, bool tf32) {
   if (dw_krsc.numel() == 0) return;
   if (x.numel() == 0 || dy.numel() == 0) {  // an empty batch: no terms
-    dw_krsc.backend().fill(dw_krsc, 0.0f);
+    cuda::fill(dw_krsc, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
@@ -487,7 +491,7 @@ void cudnn_max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const T
                                const Tensor& dy, Tensor& dx) {
   if (dx.numel() == 0) return;
   if (dy.numel() == 0) {
-    dx.backend().fill(dx, 0.0f);
+    cuda::fill(dx, 0.0f);
     return;
   }
   std::lock_guard<std::mutex> lock(vendor_mutex());
@@ -500,3 +504,30 @@ void cudnn_max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const T
 }
 
 }  // namespace engine::cuda::vendor
+
+// The ops' cuDNN variants (core/ops/conv2d.h, core/ops/pool.h), which the dispatch point calls
+// under --device cudnn: the functions above, with TF32 where the device has it switched on.
+namespace engine::vendor {
+
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
+  cuda::vendor::cudnn_conv2d_forward(g, x, w, y, cuda::device_of(y).tf32());
+}
+
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {
+  cuda::vendor::cudnn_conv2d_backward_data(g, dy, w, dx, cuda::device_of(dx).tf32());
+}
+
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw) {
+  cuda::vendor::cudnn_conv2d_backward_filter(g, x, dy, dw, cuda::device_of(dw).tf32());
+}
+
+void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
+  cuda::vendor::cudnn_max_pool2d_forward(g, x, y);
+}
+
+void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
+                         const Tensor& dy, Tensor& dx) {
+  cuda::vendor::cudnn_max_pool2d_backward(g, x, y, dy, dx);
+}
+
+}  // namespace engine::vendor

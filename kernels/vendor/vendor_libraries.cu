@@ -1,15 +1,17 @@
-// --device cudnn: CudaBackend::set_vendor_libraries. When on, matmul runs on cuBLAS and
-// convolutions and max pooling on cuDNN (kernels/vendor/), everything else on our kernels: the
-// articles' "GPU + cuDNN" column, and the yardstick for our kernels. Each of those ops checks
-// vendor() at its top and hands the call over.
+// --device cudnn: CudaDevice::set_vendor_libraries. When on, matmul runs on cuBLAS and
+// convolutions and max pooling on cuDNN, everything else on our kernels: the articles' "GPU +
+// cuDNN" column, and the yardstick for our kernels. The kernels never look at the setting:
+// the dispatch point (core/dispatch.h) reads vendor_libraries() and calls the op's vendor::
+// variant instead of its cuda:: one (vendor::matmul in kernels/vendor/cublas_gemm.cu, the
+// convolutions and pooling in kernels/vendor/cudnn_conv.cu).
 #include "core/error.h"
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda_device.h"
 #include "kernels/vendor/cublas_gemm.h"
 #include "kernels/vendor/cudnn_conv.h"
 
 namespace engine::cuda {
 
-void CudaBackend::set_vendor_libraries(bool enabled) {
+void CudaDevice::set_vendor_libraries(bool enabled) {
   if (enabled && vendor_libraries_.empty()) {
     // cudnn_available() also creates cuDNN's handle, which allocates device memory: here,
     // before any training step can be recorded into a CUDA graph.

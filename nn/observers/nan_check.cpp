@@ -14,7 +14,7 @@ NanCheck::NanCheck(FitRun& run, const Checkpoints& checkpoints)
 // After a step: throws if its loss (the epoch's running sum, which a NaN or an infinity
 // poisons for good) or its gradients hold a NaN or an infinity. The gradients cost one dot
 // product with themselves, g . g, and a scalar read: it is NaN or infinite if any gradient
-// is. (A dot, not Backend::sum: on the CPU it is BLAS' vectorised sdot, measured 4 us for the
+// is. (A dot, not raw::sum: on the CPU it is BLAS' vectorised sdot, measured 4 us for the
 // MLP's 101,770 gradients on one core against 250 us for sum, which accumulates in double;
 // 2-core dev VM, 2026-11-23.) Only then do the gradients come to the host, to name the first
 // parameter (in forward order) that holds one; a dot that merely overflowed (gradients beyond
@@ -25,7 +25,7 @@ void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
   const double loss = run.running.loss_sum.item();
   const int64_t n = store.count();
   const ProfileScope scope("NaN check: g.g");
-  store.grads.backend().matmul(store.grads.view({1, n}), false, store.grads.view({n, 1}), false,
+  raw::matmul(store.grads.view({1, n}), false, store.grads.view({n, 1}), false,
                                grad_check_, 1.0f, 0.0f);
   if (std::isfinite(loss) && std::isfinite(grad_check_.item())) return;
   float bad = 0.0f;

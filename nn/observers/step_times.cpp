@@ -25,7 +25,7 @@ void StepTimes::step_finished(FitRun& run, int64_t done, int64_t count) {
     // fit's one synchronisation for it, once a run. The wait drains the device, as a read
     // does, so the breakdown's span closes first.
     run.clock.leave();
-    run.backend.synchronize();
+    run.device.synchronize();
     steady_start_ = run.epoch_seconds();
   }
 }

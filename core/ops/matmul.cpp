@@ -1,8 +1,11 @@
-// matmul and bias + activation: the two halves of a Dense layer.
+// matmul: its dispatch point, its cost and its rules for backward, vjp and jvp (core/ops/matmul.h).
+#include "core/ops/matmul.h"
+
 #include "core/autograd.h"
 #include "core/batched_rules.h"
+#include "core/dispatch.h"
 #include "core/op_checks.h"
-#include "core/ops.h"
+#include "core/ops/elementwise.h"
 
 namespace engine {
 namespace {
@@ -42,17 +45,16 @@ class MatmulNode final : public Node {
     const Tensor& a = inputs()[0];
     const Tensor& b = inputs()[1];
     const Shape& c_shape = output_shape();
-    Backend& be = dc.backend();
     Tensor da, db;
     if (wanted[0]) {
       da = Tensor::empty(stacked_shape(K, a.shape()), DType::F32, dc.device());
       if (!transpose_a_) {  // dA_k = dC_k op(B)^T
         Tensor rows = da.view({K * a.dim(0), a.dim(1)});
-        be.matmul(dc.view({K * c_shape[0], c_shape[1]}), false, b, !transpose_b_, rows, 1.0f, 0.0f);
+        raw::matmul(dc.view({K * c_shape[0], c_shape[1]}), false, b, !transpose_b_, rows, 1.0f, 0.0f);
       } else {  // stored A^T: dA_k = op(B) dC_k^T
         for (int64_t k = 0; k < K; ++k) {
           Tensor out = direction(da, k, a.shape());
-          be.matmul(b, transpose_b_, direction(dc, k, c_shape), true, out, 1.0f, 0.0f);
+          raw::matmul(b, transpose_b_, direction(dc, k, c_shape), true, out, 1.0f, 0.0f);
         }
       }
     }
@@ -62,9 +64,9 @@ class MatmulNode final : public Node {
         Tensor out = direction(db, k, b.shape());
         const Tensor dc_k = direction(dc, k, c_shape);
         if (transpose_b_) {  // stored B^T: dB_k = dC_k^T op(A)
-          be.matmul(dc_k, true, a, transpose_a_, out, 1.0f, 0.0f);
+          raw::matmul(dc_k, true, a, transpose_a_, out, 1.0f, 0.0f);
         } else {  // dB_k = op(A)^T dC_k
-          be.matmul(a, !transpose_a_, dc_k, false, out, 1.0f, 0.0f);
+          raw::matmul(a, !transpose_a_, dc_k, false, out, 1.0f, 0.0f);
         }
       }
     }
@@ -77,17 +79,16 @@ class MatmulNode final : public Node {
     const Tensor& a = inputs()[0];
     const Tensor& b = inputs()[1];
     const Shape& c_shape = output_shape();
-    Backend& be = a.backend();
     Tensor dc = Tensor::empty(stacked_shape(K, c_shape), DType::F32, a.device());
     float beta = 0.0f;  // the second term adds to the first
     if (t[0].defined()) {
       if (!transpose_a_) {
         Tensor rows = dc.view({K * c_shape[0], c_shape[1]});
-        be.matmul(t[0].view({K * a.dim(0), a.dim(1)}), false, b, transpose_b_, rows, 1.0f, 0.0f);
+        raw::matmul(t[0].view({K * a.dim(0), a.dim(1)}), false, b, transpose_b_, rows, 1.0f, 0.0f);
       } else {
         for (int64_t k = 0; k < K; ++k) {
           Tensor out = direction(dc, k, c_shape);
-          be.matmul(direction(t[0], k, a.shape()), true, b, transpose_b_, out, 1.0f, 0.0f);
+          raw::matmul(direction(t[0], k, a.shape()), true, b, transpose_b_, out, 1.0f, 0.0f);
         }
       }
       beta = 1.0f;
@@ -95,10 +96,10 @@ class MatmulNode final : public Node {
     if (t[1].defined()) {
       for (int64_t k = 0; k < K; ++k) {
         Tensor out = direction(dc, k, c_shape);
-        be.matmul(a, transpose_a_, direction(t[1], k, b.shape()), transpose_b_, out, 1.0f, beta);
+        raw::matmul(a, transpose_a_, direction(t[1], k, b.shape()), transpose_b_, out, 1.0f, beta);
       }
     } else if (beta == 0.0f) {
-      be.fill(dc, 0.0f);  // neither operand moves
+      raw::fill(dc, 0.0f);  // neither operand moves
     }
     return dc;
   }
@@ -108,70 +109,10 @@ class MatmulNode final : public Node {
   static Tensor matmul_raw(const Tensor& x, bool tx, const Tensor& y, bool ty, const Shape& shape,
                            Tensor out) {
     if (!out.defined()) out = Tensor::empty(shape, DType::F32, x.device());
-    x.backend().matmul(x, tx, y, ty, out, 1.0f, 0.0f);
+    raw::matmul(x, tx, y, ty, out, 1.0f, 0.0f);
     return out;
   }
   bool transpose_a_, transpose_b_;
-};
-
-// Keeps the output y (detached) for the activation's derivative. Without an activation
-// the gradient w.r.t. x is dy itself and only the bias needs a pass.
-class BiasActivationNode final : public Node {
- public:
-  BiasActivationNode(const Tensor& x, const Tensor& bias, Activation act, const Tensor& y)
-      : Node({x, bias}), act_(act), y_(y.detach()) {}
-  const char* name() const override { return act_ == Activation::None ? "add_bias" : "bias_activation"; }
-  std::vector<Tensor> backward(const Tensor& dy) override {
-    Tensor db;
-    if (needs_input_grad(1)) {
-      db = gradient_destination(1);
-      if (!db.defined()) db = Tensor::empty(inputs()[1].shape(), DType::F32, dy.device());
-    }
-    if (act_ == Activation::None) {
-      if (db.defined()) dy.backend().sum_rows(dy, db);
-      return {needs_input_grad(0) ? dy : Tensor(), db};
-    }
-    Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
-    dy.backend().bias_activation_backward(act_, y_, dy, dx, db);
-    return {needs_input_grad(0) ? dx : Tensor(), db};
-  }
-
-  // x (N, F), bias (F,): the bias' K cotangents are the column sums of each direction.
-  std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>& wanted) override {
-    const Tensor dz = act_ == Activation::None ? dy : detail::elementwise_rule(act_, y_, dy);
-    Tensor db;
-    if (wanted[1]) {
-      const Shape& bias_shape = inputs()[1].shape();
-      db = Tensor::empty(stacked_shape(K, bias_shape), DType::F32, dy.device());
-      for (int64_t k = 0; k < K; ++k) {
-        Tensor out = direction(db, k, bias_shape);
-        dy.backend().sum_rows(direction(dz, k, y_.shape()), out);
-      }
-    }
-    return {wanted[0] ? dz : Tensor(), db};
-  }
-
-  bool has_jvp() const override { return true; }
-  // dy = act'(z) * (dx + dbias broadcast over the rows).
-  Tensor jvp(int64_t K, const std::vector<Tensor>& t) override {
-    const Shape& shape = y_.shape();
-    Tensor dz = t[0];
-    if (t[1].defined()) {  // a bias that itself depends on x: rare, one pass per direction
-      dz = Tensor::empty(stacked_shape(K, shape), DType::F32, y_.device());
-      const Tensor zero_rows = t[0].defined() ? Tensor() : Tensor::zeros(shape, DType::F32, y_.device());
-      for (int64_t k = 0; k < K; ++k) {
-        Tensor out = direction(dz, k, shape);
-        y_.backend().bias_activation_forward(
-            Activation::None, t[0].defined() ? direction(t[0], k, shape) : zero_rows,
-            direction(t[1], k, inputs()[1].shape()), out);
-      }
-    }
-    return act_ == Activation::None ? dz : detail::elementwise_rule(act_, y_, dz);
-  }
-
- private:
-  Activation act_;
-  Tensor y_;
 };
 
 }  // namespace
@@ -189,27 +130,25 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   ENGINE_CHECK(k == k2, "matmul: inner dimensions differ: ", to_string(a.shape()),
                transpose_a ? "^T" : "", " @ ", to_string(b.shape()), transpose_b ? "^T" : "");
   Tensor c = Tensor::empty({m, n}, DType::F32, a.device());
-  a.backend().matmul(a, transpose_a, b, transpose_b, c, 1.0f, 0.0f);
+  raw::matmul(a, transpose_a, b, transpose_b, c, 1.0f, 0.0f);
   return record(c, std::make_shared<MatmulNode>(a, b, transpose_a, transpose_b));
 }
 
-Tensor bias_activation(const Tensor& x, const Tensor& bias, Activation act) {
-  const char* name = act == Activation::None ? "add_bias" : "bias_activation";
-  ENGINE_CHECK(act != Activation::Softmax, name, ": softmax is not elementwise (use softmax())");
-  detail::check_defined_float(name, x, "x");
-  detail::check_defined_float(name, bias, "bias");
-  detail::check_same_device(name, x, bias);
-  detail::check_ndim(name, x, 2, "x");
-  detail::check_ndim(name, bias, 1, "bias");
-  ENGINE_CHECK(bias.dim(0) == x.dim(1), name, ": bias of shape ", to_string(bias.shape()),
-               " does not match x of shape ", to_string(x.shape()));
-  Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
-  x.backend().bias_activation_forward(act, x, bias, y);
-  return record(y, std::make_shared<BiasActivationNode>(x, bias, act, y));
+namespace raw {
+
+void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
+            float alpha, float beta) {
+  const auto describe = [&] {
+    const int64_t m = c.dim(0), n = c.dim(1), k = transpose_a ? a.dim(0) : a.dim(1);
+    return OpCall{"matmul",
+                  dims(a) + (transpose_a ? "^T" : "") + " @ " + dims(b) + (transpose_b ? "^T" : ""),
+                  matmul_cost(m, n, k)};
+  };
+  dispatch(c, describe,
+           [&] { cpu::matmul(a, transpose_a, b, transpose_b, c, alpha, beta); },
+           [&] { ENGINE_CUDA(cuda::matmul(a, transpose_a, b, transpose_b, c, alpha, beta)); },
+           [&] { ENGINE_CUDA(vendor::matmul(a, transpose_a, b, transpose_b, c, alpha, beta)); });
 }
 
-Tensor add_bias(const Tensor& x, const Tensor& bias) {
-  return bias_activation(x, bias, Activation::None);
-}
-
+}  // namespace raw
 }  // namespace engine

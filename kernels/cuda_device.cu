@@ -1,10 +1,13 @@
-// Memory, copies, graph recording and device discovery for the CUDA backend.
+// A GPU's device services (kernels/cuda_device.h): memory, copies, fences, timers, graph
+// recording, and device discovery. The ops are in kernels/<family>.cu.
+#include <algorithm>
 #include <cstring>
 #include <map>
-#include <vector>
 #include <string>
+#include <vector>
 
-#include "kernels/cuda_backend.h"
+#include "core/dispatch.h"
+#include "kernels/cuda_device.h"
 #include "kernels/device_caps.h"
 #include "kernels/device_probe.h"
 #include "kernels/launch.h"
@@ -66,6 +69,44 @@ int64_t count_kernel_nodes(cudaGraph_t graph) {
   }
   return kernels;
 }
+
+// One user's timers (DeviceServices::make_timers): events recorded on the stream, created as
+// needed and reused after reset(), so a profile's steady state creates none. Blocking: a host
+// thread waiting in seconds() sleeps instead of spinning.
+class CudaTimers final : public DeviceTimers {
+ public:
+  CudaTimers() = default;
+  CudaTimers(const CudaTimers&) = delete;
+  CudaTimers& operator=(const CudaTimers&) = delete;
+  ~CudaTimers() override {
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+
+  uint64_t record() override {
+    if (used_ == events_.size()) {
+      cudaEvent_t event = nullptr;
+      CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventBlockingSync));
+      events_.push_back(event);
+    }
+    CHECK_CUDA(cudaEventRecord(events_[used_], g_stream));
+    return used_++;
+  }
+
+  double seconds(uint64_t start, uint64_t end) override {
+    ENGINE_CHECK(start < used_ && end < used_, "timer ", start, " or ", end,
+                 " was not recorded since the last reset");
+    CHECK_CUDA(cudaEventSynchronize(events_[end]));
+    float ms = 0.0f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, events_[start], events_[end]));
+    return static_cast<double>(ms) * 1e-3;
+  }
+
+  void reset() override { used_ = 0; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  size_t used_ = 0;  // events_[0, used_) hold this round's timestamps
+};
 
 }  // namespace
 
@@ -130,7 +171,7 @@ cudaStream_t stream() { return g_stream; }
 
 int multiprocessor_count() { return device_caps().gpu.multiprocessors; }
 
-CudaBackend::CudaBackend(int device_index)
+CudaDevice::CudaDevice(int device_index)
     : device_index_(device_index),
       allocator_("cuda:" + std::to_string(device_index), ALIGNMENT,
                  [](size_t bytes) -> void* {
@@ -153,8 +194,8 @@ CudaBackend::CudaBackend(int device_index)
     // pipeline's workers need.
     CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync));
   }
-  // On the backend's stream, which does not wait for the legacy default stream's cudaMemset.
-  const size_t counter_bytes = sizeof(unsigned) * matmul::SMALL_SPLITK_COUNTERS;
+  // On the device's stream, which does not wait for the legacy default stream's cudaMemset.
+  const size_t counter_bytes = sizeof(unsigned) * gemm::SMALL_SPLITK_COUNTERS;
   CHECK_CUDA(cudaMalloc(&splitk_counters_, counter_bytes));
   CHECK_CUDA(cudaMemsetAsync(splitk_counters_, 0, counter_bytes, g_stream));
   int driver = 0;
@@ -178,30 +219,29 @@ CudaBackend::CudaBackend(int device_index)
 
 // Below sm_80 there are no TF32 tensor cores: FP32, and the run header's kernel families say
 // so (kernel_families keeps the request to report it).
-void CudaBackend::set_tf32(bool enabled) {
+void CudaDevice::set_tf32(bool enabled) {
   tf32_requested_ = enabled;
   tf32_ = enabled && device_caps().kernels.tf32_mma;
 }
 
-std::vector<std::pair<std::string, std::string>> CudaBackend::kernel_families() const {
+std::vector<std::pair<std::string, std::string>> CudaDevice::kernel_families() const {
   if (vendor_) return {{"matmul", "cuBLAS"}, {"conv", "cuDNN"}, {"pool", "cuDNN"}};
   return engine::kernel_families(device_caps().kernels, tf32_requested_);
 }
 
-CudaBackend::~CudaBackend() {
+CudaDevice::~CudaDevice() {
   cudaStreamSynchronize(g_stream);
   allocator_.release_cached();
   cudaFree(splitk_counters_);
   cudaFreeHost(staging_);
   for (cudaEvent_t event : fences_) cudaEventDestroy(event);
-  for (cudaEvent_t event : timers_) cudaEventDestroy(event);
 }
 
-std::string CudaBackend::name() const {
+std::string CudaDevice::name() const {
   return vendor_ ? name_ + " + " + vendor_libraries_ : name_;
 }
 
-void CudaBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
+void CudaDevice::copy_from_host(void* dst, const void* src, size_t bytes) {
   std::lock_guard<std::mutex> lock(staging_mutex_);
   for (size_t done = 0; done < bytes; done += STAGING_BYTES) {
     const size_t chunk = std::min(STAGING_BYTES, bytes - done);
@@ -215,7 +255,7 @@ void CudaBackend::copy_from_host(void* dst, const void* src, size_t bytes) {
   CHECK_CUDA(cudaStreamSynchronize(g_stream));
 }
 
-void CudaBackend::copy_to_host(void* dst, const void* src, size_t bytes) {
+void CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
   std::lock_guard<std::mutex> lock(staging_mutex_);
   for (size_t done = 0; done < bytes; done += STAGING_BYTES) {
     const size_t chunk = std::min(STAGING_BYTES, bytes - done);
@@ -226,19 +266,19 @@ void CudaBackend::copy_to_host(void* dst, const void* src, size_t bytes) {
   }
 }
 
-void CudaBackend::copy_within(void* dst, const void* src, size_t bytes) {
+void CudaDevice::copy_within(void* dst, const void* src, size_t bytes) {
   if (bytes) CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream));
 }
 
-void CudaBackend::synchronize() { CHECK_CUDA(cudaStreamSynchronize(g_stream)); }
+void CudaDevice::synchronize() { CHECK_CUDA(cudaStreamSynchronize(g_stream)); }
 
-DeviceMemory CudaBackend::memory_info() {
+DeviceMemory CudaDevice::memory_info() {
   size_t free = 0, total = 0;
   CHECK_CUDA(cudaMemGetInfo(&free, &total));
   return {free + allocator_.stats().cached_bytes, total};
 }
 
-void* CudaBackend::allocate_pinned(size_t bytes) {
+void* CudaDevice::allocate_pinned(size_t bytes) {
   void* pointer = nullptr;
   const cudaError_t status = cudaMallocHost(&pointer, bytes);
   if (status == cudaErrorMemoryAllocation) {
@@ -250,57 +290,43 @@ void* CudaBackend::allocate_pinned(size_t bytes) {
   return pointer;
 }
 
-void CudaBackend::free_pinned(void* pointer) { cudaFreeHost(pointer); }
+void CudaDevice::free_pinned(void* pointer) { cudaFreeHost(pointer); }
 
-void CudaBackend::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
+void CudaDevice::copy_from_pinned_async(void* dst, const void* src, size_t bytes) {
   if (bytes) CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g_stream));
 }
 
 // Fence n is event n % FENCE_EVENTS. Once the event has been recorded again for a later fence,
 // waiting on it waits for that later point: longer than asked, never shorter, so reuse is safe.
-uint64_t CudaBackend::record_fence() {
+uint64_t CudaDevice::record_fence() {
   const uint64_t fence = fences_recorded_++;
   CHECK_CUDA(cudaEventRecord(fences_[fence % FENCE_EVENTS], g_stream));
   return fence;
 }
 
-void CudaBackend::fence_wait(uint64_t fence) {
+void CudaDevice::fence_wait(uint64_t fence) {
   CHECK_CUDA(cudaEventSynchronize(fences_[fence % FENCE_EVENTS]));
 }
 
-uint64_t CudaBackend::record_timer() {
-  if (timers_used_ == timers_.size()) {
-    cudaEvent_t event = nullptr;
-    CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventBlockingSync));
-    timers_.push_back(event);
-  }
-  CHECK_CUDA(cudaEventRecord(timers_[timers_used_], g_stream));
-  return timers_used_++;
-}
+std::unique_ptr<DeviceTimers> CudaDevice::make_timers() { return std::make_unique<CudaTimers>(); }
 
-double CudaBackend::timer_seconds(uint64_t start, uint64_t end) {
-  ENGINE_CHECK(start < timers_used_ && end < timers_used_, "timer ", start, " or ", end,
-               " was not recorded since the last reset");
-  CHECK_CUDA(cudaEventSynchronize(timers_[end]));
-  float ms = 0.0f;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, timers_[start], timers_[end]));
-  return static_cast<double>(ms) * 1e-3;
-}
-
-MeasuredPeaks CudaBackend::measure_peaks() {
+MeasuredPeaks CudaDevice::measure_peaks() {
   const DevicePeaks peaks = measure_device_peaks(g_stream);
   return {peaks.fp32_flops, peaks.copy_bytes_per_s, peaks.launch_seconds,
           peaks.host_to_device_bytes_per_s, peaks.device_to_host_bytes_per_s};
 }
 
-bool CudaBackend::fence_reached(uint64_t fence) {
+bool CudaDevice::fence_reached(uint64_t fence) {
   const cudaError_t status = cudaEventQuery(fences_[fence % FENCE_EVENTS]);
   if (status == cudaErrorNotReady) return false;
   CHECK_CUDA(status);
   return true;
 }
 
-std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& step) {
+std::unique_ptr<StepGraph> CudaDevice::capture(const std::function<void()>& step) {
+  // A replay launches the recorded kernels without calling the ops, so a hook (--profile,
+  // --sync-check) would see nothing: the caller runs its steps op by op instead.
+  if (has_op_hooks(device())) return nullptr;
   // Relaxed mode: the allocator may call cudaMalloc while the step is being recorded.
   std::shared_ptr<CachingAllocator::Pool> pool = allocator_.begin_private_pool();
   CHECK_CUDA(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeRelaxed));
@@ -326,8 +352,8 @@ std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& ste
 
 namespace {
 
-// Asks the driver once: the answer cannot change while the process runs, and the backend
-// is looked up for every tensor the GPU allocates.
+// Asks the driver once: the answer cannot change while the process runs, and the device is
+// looked up for every tensor the GPU allocates.
 std::string probe_device(int index) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -371,10 +397,10 @@ bool device_usable(int index, std::string* why_not) {
   return false;
 }
 
-CudaBackend& backend(int index) {
-  // One backend, for the first device asked for; never destroyed, since tensors in static
-  // storage may outlive any other owner.
-  static CudaBackend* instance = new CudaBackend(index);
+CudaDevice& device(int index) {
+  // One device, the first one asked for; never destroyed, since tensors in static storage may
+  // outlive any other owner.
+  static CudaDevice* instance = new CudaDevice(index);
   if (instance->device().index != index) {
     throw DeviceError(detail::concat("this build drives one GPU per process (cuda:",
                                      instance->device().index, "), not cuda:", index));

@@ -1,7 +1,10 @@
-// Row-wise softmax and log-softmax, and the losses built on them.
+// Row-wise softmax and log-softmax, and sparse categorical cross-entropy built on softmax:
+// their dispatch points, costs and rules (core/ops/softmax.h).
+#include "core/ops/softmax.h"
+
 #include "core/autograd.h"
+#include "core/dispatch.h"
 #include "core/op_checks.h"
-#include "core/ops.h"
 
 namespace engine {
 namespace {
@@ -12,7 +15,7 @@ class SoftmaxNode final : public Node {
   const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
-    dy.backend().softmax_backward(y_, dy, dx, log_);
+    raw::softmax_backward(y_, dy, dx, log_);
     return {dx};
   }
   // Softmax's Jacobian diag(y) - y y^T is symmetric, so its backward formula is also its
@@ -24,7 +27,7 @@ class SoftmaxNode final : public Node {
     Tensor out = Tensor::empty(t[0].shape(), DType::F32, t[0].device());
     for (int64_t k = 0; k < K; ++k) {
       Tensor out_k = direction(out, k, y_.shape());
-      y_.backend().softmax_backward(y_, direction(t[0], k, y_.shape()), out_k, false);
+      raw::softmax_backward(y_, direction(t[0], k, y_.shape()), out_k, false);
     }
     return out;
   }
@@ -41,7 +44,7 @@ class SoftmaxCrossEntropyNode final : public Node {
   const char* name() const override { return "sparse_softmax_cross_entropy"; }
   std::vector<Tensor> backward(const Tensor& dloss) override {
     Tensor dlogits = Tensor::empty(probs_.shape(), DType::F32, dloss.device());
-    dloss.backend().softmax_cross_entropy_backward(probs_, inputs()[1], dloss, dlogits);
+    raw::softmax_cross_entropy_backward(probs_, inputs()[1], dloss, dlogits);
     return {dlogits, Tensor()};
   }
 
@@ -49,45 +52,12 @@ class SoftmaxCrossEntropyNode final : public Node {
   Tensor probs_;
 };
 
-// An elementwise loss of (x, target) whose forward and backward are one backend op each:
-// binary cross-entropy on probabilities, and the same fused with the sigmoid on logits.
-using LossForward = void (Backend::*)(const Tensor&, const Tensor&, Tensor&);
-using LossBackward = void (Backend::*)(const Tensor&, const Tensor&, const Tensor&, Tensor&);
-
-class ElementwiseLossNode final : public Node {
- public:
-  ElementwiseLossNode(const char* op_name, LossBackward backward_op, const Tensor& x,
-                      const Tensor& target)
-      : Node({x, target}), name_(op_name), backward_(backward_op) {}
-  const char* name() const override { return name_; }
-  std::vector<Tensor> backward(const Tensor& dloss) override {
-    Tensor dx = Tensor::empty(dloss.shape(), DType::F32, dloss.device());
-    (dloss.backend().*backward_)(inputs()[0], inputs()[1], dloss, dx);
-    return {dx, Tensor()};  // targets are data, not parameters
-  }
-
- private:
-  const char* name_;
-  LossBackward backward_;
-};
-
-Tensor elementwise_loss(const char* name, const char* x_name, LossForward forward,
-                        LossBackward backward, const Tensor& x, const Tensor& target) {
-  detail::check_defined_float(name, x, x_name);
-  detail::check_defined_float(name, target, "target");
-  detail::check_same_device(name, x, target);
-  detail::check_same_shape(name, x, target);
-  Tensor loss = Tensor::empty(x.shape(), DType::F32, x.device());
-  (x.backend().*forward)(x, target, loss);
-  return record(loss, std::make_shared<ElementwiseLossNode>(name, backward, x, target));
-}
-
 Tensor softmax_impl(const Tensor& x, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   detail::check_defined_float(name, x, "x");
   detail::check_ndim(name, x, 2, "x");
   Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
-  x.backend().softmax_forward(x, y, log);
+  raw::softmax_forward(x, y, log);
   return record(y, std::make_shared<SoftmaxNode>(x, y, log));
 }
 
@@ -108,19 +78,45 @@ Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels) 
                logits.dim(0), " rows of logits");
   Tensor probs = Tensor::empty(logits.shape(), DType::F32, logits.device());
   Tensor loss = Tensor::empty({logits.dim(0)}, DType::F32, logits.device());
-  logits.backend().softmax_cross_entropy_forward(logits, labels, probs, loss);
+  raw::softmax_cross_entropy_forward(logits, labels, probs, loss);
   return record(loss, std::make_shared<SoftmaxCrossEntropyNode>(logits, labels, probs));
 }
 
-Tensor binary_cross_entropy(const Tensor& p, const Tensor& target) {
-  return elementwise_loss("binary_cross_entropy", "p", &Backend::binary_cross_entropy_forward,
-                          &Backend::binary_cross_entropy_backward, p, target);
+namespace raw {
+
+void softmax_forward(const Tensor& x, Tensor& y, bool log) {
+  dispatch(y, [&] { return OpCall{"softmax_forward", dims(x), elementwise_cost(y.numel(), 4.0, 2)}; },
+           [&] { cpu::softmax_forward(x, y, log); },
+           [&] { ENGINE_CUDA(cuda::softmax_forward(x, y, log)); });
 }
 
-Tensor sigmoid_binary_cross_entropy(const Tensor& logits, const Tensor& target) {
-  return elementwise_loss("sigmoid_binary_cross_entropy", "logits",
-                          &Backend::sigmoid_cross_entropy_forward,
-                          &Backend::sigmoid_cross_entropy_backward, logits, target);
+void softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, bool log) {
+  dispatch(dx, [&] { return OpCall{"softmax_backward", dims(y), elementwise_cost(y.numel(), 3.0, 3)}; },
+           [&] { cpu::softmax_backward(y, dy, dx, log); },
+           [&] { ENGINE_CUDA(cuda::softmax_backward(y, dy, dx, log)); });
 }
 
+void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                   Tensor& loss) {
+  dispatch(loss,
+           [&] {
+             return OpCall{"softmax_cross_entropy_forward", dims(logits),
+                           mixed_cost(logits, 4.0, {&logits, &labels, &probs, &loss})};
+           },
+           [&] { cpu::softmax_cross_entropy_forward(logits, labels, probs, loss); },
+           [&] { ENGINE_CUDA(cuda::softmax_cross_entropy_forward(logits, labels, probs, loss)); });
+}
+
+void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, const Tensor& dloss,
+                                    Tensor& dlogits) {
+  dispatch(dlogits,
+           [&] {
+             return OpCall{"softmax_cross_entropy_backward", dims(probs),
+                           mixed_cost(probs, 2.0, {&probs, &labels, &dloss, &dlogits})};
+           },
+           [&] { cpu::softmax_cross_entropy_backward(probs, labels, dloss, dlogits); },
+           [&] { ENGINE_CUDA(cuda::softmax_cross_entropy_backward(probs, labels, dloss, dlogits)); });
+}
+
+}  // namespace raw
 }  // namespace engine

@@ -1,8 +1,10 @@
-// Elementwise ops: add, sub, mul, scale and the activations relu, tanh, sigmoid.
+// add, sub, mul and scale: their dispatch points, costs and rules (core/ops/elementwise.h).
+#include "core/ops/elementwise.h"
+
 #include "core/autograd.h"
 #include "core/batched_rules.h"
+#include "core/dispatch.h"
 #include "core/op_checks.h"
-#include "core/ops.h"
 
 namespace engine {
 namespace {
@@ -11,7 +13,7 @@ Tensor empty_like(const Tensor& x) { return Tensor::empty(x.shape(), DType::F32,
 
 Tensor scaled(const Tensor& x, float factor) {
   Tensor y = empty_like(x);
-  x.backend().axpby(factor, x, 0.0f, y);
+  raw::axpby(factor, x, 0.0f, y);
   return y;
 }
 
@@ -31,11 +33,11 @@ class BinaryNode final : public Node {
       case BinaryOp::Mul:
         if (needs_input_grad(0)) {
           da = empty_like(dy);
-          dy.backend().binary(BinaryOp::Mul, dy, inputs()[1], da);
+          raw::binary(BinaryOp::Mul, dy, inputs()[1], da);
         }
         if (needs_input_grad(1)) {
           db = empty_like(dy);
-          dy.backend().binary(BinaryOp::Mul, dy, inputs()[0], db);
+          raw::binary(BinaryOp::Mul, dy, inputs()[0], db);
         }
         break;
     }
@@ -102,48 +104,14 @@ class ScaleNode final : public Node {
   float factor_;
 };
 
-class ActivationNode final : public Node {
- public:
-  // Keeps the output (detached, so the node does not own its own output's history).
-  ActivationNode(Activation act, const Tensor& x, const Tensor& y)
-      : Node({x}), act_(act), y_(y.detach()) {}
-  const char* name() const override {
-    return act_ == Activation::Relu ? "relu" : act_ == Activation::Tanh ? "tanh" : "sigmoid";
-  }
-  std::vector<Tensor> backward(const Tensor& dy) override {
-    Tensor dx = empty_like(dy);
-    dy.backend().activation_backward(act_, y_, dy, dx);
-    return {dx};
-  }
-  // relu, tanh and sigmoid have diagonal Jacobians: one rule for both modes.
-  std::vector<Tensor> vjp(int64_t, const Tensor& dy, const std::vector<bool>&) override {
-    return {detail::elementwise_rule(act_, y_, dy)};
-  }
-  bool has_jvp() const override { return true; }
-  Tensor jvp(int64_t, const std::vector<Tensor>& t) override {
-    return detail::elementwise_rule(act_, y_, t[0]);
-  }
-
- private:
-  Activation act_;
-  Tensor y_;
-};
-
 Tensor binary_op(BinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
   detail::check_defined_float(name, a, "a");
   detail::check_defined_float(name, b, "b");
   detail::check_same_device(name, a, b);
   detail::check_same_shape(name, a, b);
   Tensor y = empty_like(a);
-  a.backend().binary(op, a, b, y);
+  raw::binary(op, a, b, y);
   return record(y, std::make_shared<BinaryNode>(op, a, b));
-}
-
-Tensor pointwise_activation(Activation act, const char* name, const Tensor& x) {
-  detail::check_defined_float(name, x, "x");
-  Tensor y = empty_like(x);
-  x.backend().activation_forward(act, x, y);
-  return record(y, std::make_shared<ActivationNode>(act, x, y));
 }
 
 }  // namespace
@@ -158,19 +126,23 @@ Tensor scale(const Tensor& x, float factor) {
   return record(y, std::make_shared<ScaleNode>(x, factor));
 }
 
-Tensor relu(const Tensor& x) { return pointwise_activation(Activation::Relu, "relu", x); }
-Tensor tanh(const Tensor& x) { return pointwise_activation(Activation::Tanh, "tanh", x); }
-Tensor sigmoid(const Tensor& x) { return pointwise_activation(Activation::Sigmoid, "sigmoid", x); }
+namespace raw {
 
-Tensor activation(const Tensor& x, Activation act) {
-  switch (act) {
-    case Activation::None: return x;
-    case Activation::Relu: return relu(x);
-    case Activation::Tanh: return tanh(x);
-    case Activation::Sigmoid: return sigmoid(x);
-    case Activation::Softmax: return softmax(x);
-  }
-  return x;
+void fill(Tensor& y, float value) {
+  dispatch(y, [&] { return OpCall{"fill", dims(y), {0.0, tensor_bytes({&y})}}; },
+           [&] { cpu::fill(y, value); }, [&] { ENGINE_CUDA(cuda::fill(y, value)); });
 }
 
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& y) {
+  dispatch(y, [&] { return OpCall{"binary", dims(y), elementwise_cost(y.numel(), 1.0, 3)}; },
+           [&] { cpu::binary(op, a, b, y); }, [&] { ENGINE_CUDA(cuda::binary(op, a, b, y)); });
+}
+
+void axpby(float alpha, const Tensor& x, float beta, Tensor& y) {
+  dispatch(y, [&] { return OpCall{"axpby", dims(y), elementwise_cost(y.numel(), 3.0, 3)}; },
+           [&] { cpu::axpby(alpha, x, beta, y); },
+           [&] { ENGINE_CUDA(cuda::axpby(alpha, x, beta, y)); });
+}
+
+}  // namespace raw
 }  // namespace engine

@@ -1,0 +1,46 @@
+// 2-D convolution: NHWC activations, Keras filters (kh, kw, in_c, out_c) and padding
+// (core/conv_geometry.h). Implementations: cpu/conv2d.cpp, kernels/conv2d.cu (implicit GEMMs
+// in kernels/conv/), kernels/vendor/cudnn_conv.cu (cuDNN, under --device cudnn).
+#pragma once
+#include <cstdint>
+
+#include "core/conv_geometry.h"
+#include "core/tensor.h"
+
+namespace engine {
+
+// x (N, H, W, C) convolved with filters w (kh, kw, C, out_c) at `stride` on both axes ->
+// (N, out_h, out_w, out_c). No bias: a Conv2D layer adds it with bias_activation on the
+// output viewed as (N * out_h * out_w, out_c).
+Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, Padding padding);
+
+namespace raw {
+// Every output is overwritten.
+// y[n, oh, ow, co] = sum over (kh, kw, ci) of x[n, oh*stride_h + kh - pad_top,
+//   ow*stride_w + kw - pad_left, ci] * w[kh, kw, ci, co], zero outside x.
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+// dx = d loss / d x for dy = d loss / d y: the transposed convolution of dy with w.
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
+// dw = d loss / d w: patches^T @ dy, (K x M) @ (M x out_c) in GEMM terms.
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+}  // namespace raw
+
+namespace cpu {
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+}  // namespace cpu
+
+namespace cuda {
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+}  // namespace cuda
+
+namespace vendor {
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+}  // namespace vendor
+
+}  // namespace engine
