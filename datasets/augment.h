@@ -1,7 +1,7 @@
 // The random half of seed 004's augmentation, Keras'
 //   ImageDataGenerator(rescale=1/255, shear_range=0.2, zoom_range=0.2, horizontal_flip=True):
 // for every training image, a random shear, zoom and flip, folded into the one 2x3 matrix
-// that Backend::augment_images (core/backend.h) resamples the image with. The resampling
+// that raw::augment_images (core/ops/augment.h) resamples the image with. The resampling
 // (nearest pixel, edges repeated, times 1/255) is the op's job; this file only draws matrices.
 //
 // The matrix takes an output pixel (row, col) to the source pixel it reads:
