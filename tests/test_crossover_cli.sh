@@ -37,7 +37,7 @@ if [ "$rows" != "$want_rows" ]; then echo "FAIL: CSV rows are '$rows'"; failures
 # Every row: 15 fields, a positive median, samples and steps per sample at least 1.
 bad=$(tail -n +2 "$out/crossover.csv" | awk -F, 'NF != 15 || !($7 > 0) || $10 < 1 || $11 < 1')
 if [ -n "$bad" ]; then echo "FAIL: malformed rows: $bad"; failures=$((failures + 1)); fi
-expect_text "$out/crossover.gp" '$mlp_step_cpu_cpu << EOD' "set multiplot layout 2,2" "set logscale x 2"
+expect_text "$out/crossover.gp" '$mlp_step_cpu_cpu << EOD' "set multiplot layout 4,1" "set logscale x 2"
 expect_text "$out/crossover.json" '"app": "crossover"' '"results"' '"median_ms"'
 
 if no_gpu; then

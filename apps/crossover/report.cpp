@@ -67,14 +67,18 @@ std::string block_name(const std::string& workload, const std::string& device, V
   return "$" + workload + "_" + device + "_" + to_string(variant);
 }
 
-// One panel: a curve per device and variant, a dashed vertical line at each crossover.
-void write_panel(std::ostream& gp, const std::string& workload, const std::vector<Row>& rows,
-                 const std::vector<Found>& found) {
-  gp << "set title '" << workload << "'\nset xlabel '" << rows.front().size_name
-     << "'\nset ylabel 'ms per step'\n";
+// One panel per workload and GPU device: the CPU's curve and that device's three (copies,
+// resident, graph), and a dashed vertical line at each of its crossovers. Four curves, not
+// seven: the cuDNN variant gets a panel of its own beside the engine's.
+void write_panel(std::ostream& gp, const std::string& workload, const std::string& device,
+                 const std::vector<Row>& rows, const std::vector<Found>& found) {
+  // A run without a GPU has one panel per workload, the CPU's curve alone.
+  const std::string title = device == "cpu" ? workload : workload + ": cpu vs " + device;
+  gp << "set title '" << title << "'\nset xlabel '"
+     << rows.front().size_name << "'\nset ylabel 'ms per step'\n";
   int mark = 1;
   for (const Found& f : found) {
-    if (f.workload != workload || !f.x.last_behind) continue;
+    if (f.workload != workload || f.device != device || !f.x.last_behind) continue;
     const char* color = variant_color(f.variant);
     gp << "set arrow " << mark << " from " << f.x.estimate << ", graph 0 to " << f.x.estimate
        << ", graph 1 nohead dt 2 lw 1.5 lc rgb '" << color << "'\n";
@@ -82,21 +86,21 @@ void write_panel(std::ostream& gp, const std::string& workload, const std::vecto
     char text[96];
     std::snprintf(text, sizeof text, "%s overtakes cpu at ~%.3g", curve_name(f.device, f.variant).c_str(),
                   f.x.estimate);
-    gp << "set label " << mark << " '" << text << "' at graph 0.98, graph " << 0.04 * mark
+    gp << "set label " << mark << " '" << text << "' at graph 0.98, graph " << 0.06 * mark
        << " right tc rgb '" << color << "'\n";
     ++mark;
   }
   std::vector<std::pair<std::string, Variant>> curves = {{"cpu", Variant::Cpu}};
-  for (const std::string& device : gpu_devices_of(rows)) {
+  if (device != "cpu") {
     for (const Variant v : GPU_VARIANTS) curves.push_back({device, v});
   }
   std::string plots;
-  for (const auto& [device, variant] : curves) {
-    if (!find_row(rows, device, variant)) continue;
+  for (const auto& [curve_device, variant] : curves) {
+    if (!find_row(rows, curve_device, variant)) continue;
     if (!plots.empty()) plots += ", \\\n     ";
-    plots += block_name(workload, device, variant) + " using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '" +
-             variant_color(variant) + "'" + (device == "cudnn" ? " dt 2" : "") + " title '" +
-             curve_name(device, variant) + "'";
+    plots += block_name(workload, curve_device, variant) +
+             " using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '" + variant_color(variant) +
+             "' title '" + curve_name(curve_device, variant) + "'";
   }
   gp << "plot " << plots << "\nunset arrow\nunset label\n";
 }
@@ -222,9 +226,12 @@ void write_gnuplot(const std::string& path, const std::vector<Row>& rows,
     }
     for (const auto& [name, data] : blocks) gp << name << " << EOD\n" << data.str() << "EOD\n";
   }
+  // A row of panels per workload, a column per GPU device.
   const auto groups = by_workload(rows);
-  const size_t columns = groups.size() > 1 ? 2 : 1, lines = (groups.size() + 1) / 2;
-  const std::string size = std::to_string(700 * columns) + "," + std::to_string(520 * lines);
+  std::vector<std::string> devices = gpu_devices_of(rows);
+  if (devices.empty()) devices = {"cpu"};
+  const size_t columns = devices.size(), lines = groups.size();
+  const std::string size = std::to_string(700 * columns) + "," + std::to_string(440 * lines);
   gp << "\nset logscale x 2\nset logscale y 10\nset format x '%g'\nset format y '%g'\n"
         "set grid\nset key top left\n";
   for (const char* format : {"png", "svg"}) {
@@ -232,7 +239,9 @@ void write_gnuplot(const std::string& path, const std::vector<Row>& rows,
     gp << "set output '" << stem << "." << format << "'\n";
     gp << "set multiplot layout " << lines << "," << columns
        << " title 'CPU vs GPU, median time per step (log-log)'\n";
-    for (const auto& [workload, group] : groups) write_panel(gp, workload, group, found);
+    for (const auto& [workload, group] : groups) {
+      for (const std::string& device : devices) write_panel(gp, workload, device, group, found);
+    }
     gp << "unset multiplot\nset output\n";
   }
   ENGINE_CHECK(gp.good(), path, ": write failed");

@@ -2,184 +2,184 @@
 # dashed line where a GPU curve crosses below the CPU's for good.
 # CPU: Intel(R) Xeon(R) Processor, 16 threads (16 hardware)
 # BLAS: OpenBLAS 0.3.26 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Cooperlake MAX_THREADS=64
-# gpu: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 81079 MiB, driver 13.0)
-# cudnn: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 81079 MiB, driver 13.0) + cuBLAS 13.1.0 + cuDNN 9.19.0
+# gpu: NVIDIA H100 80GB HBM3 (compute capability 9.0, sm_90, 132 SMs, 81079 MiB, driver 13.0)
+# cudnn: NVIDIA H100 80GB HBM3 (compute capability 9.0, sm_90, 132 SMs, 81079 MiB, driver 13.0) + cuBLAS 13.1.0 + cuDNN 9.19.0
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000240643
-32 0.000743135
-64 0.00448784
-128 0.0380841
+16 0.000291571
+32 0.00080166
+64 0.00460821
+128 5.00675
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0361326
-32 0.043541
-64 0.0566102
-128 0.0671081
+16 0.0367458
+32 0.0421458
+64 0.0567416
+128 0.073168
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00302218
-32 0.00624873
-64 0.00412522
-128 0.0054025
+16 0.003104
+32 0.00637456
+64 0.00418918
+128 0.00528
 EOD
 $matmul_cudnn_resident << EOD
-16 0.0085624
-32 0.0149308
-64 0.0127581
-128 0.00927224
+16 0.00863228
+32 0.0147623
+64 0.0138027
+128 0.0137126
 EOD
 $matmul_gpu_copies << EOD
-16 0.0312055
-32 0.0324162
-64 0.046875
-128 0.0607881
+16 0.0333242
+32 0.0348067
+64 0.0467606
+128 0.0623815
 EOD
 $matmul_gpu_graph << EOD
-16 0.00285737
-32 0.00282479
-64 0.00431952
-128 0.00451689
+16 0.00291911
+32 0.00289422
+64 0.00441159
+128 0.0044655
 EOD
 $matmul_gpu_resident << EOD
-16 0.0043007
-32 0.0043136
-64 0.00511256
-128 0.00499064
+16 0.00509572
+32 0.00477968
+64 0.00574979
+128 0.00555159
 EOD
 $dense_cpu_cpu << EOD
-16 0.0055282
-32 0.00701928
-64 0.0187941
-128 0.044287
+16 0.00603041
+32 0.00907854
+64 0.0189525
+128 0.0472659
 EOD
 $dense_cudnn_copies << EOD
-16 0.0577981
-32 0.0680399
-64 0.0575037
-128 0.0736655
+16 0.073619
+32 0.0705017
+64 0.065372
+128 0.063715
 EOD
 $dense_cudnn_graph << EOD
-16 0.0171188
-32 0.0174118
-64 0.0184627
-128 0.0221376
+16 0.016969
+32 0.0175827
+64 0.0182827
+128 0.0222507
 EOD
 $dense_cudnn_resident << EOD
-16 0.0403471
-32 0.0508352
-64 0.0374427
-128 0.0518848
+16 0.0545952
+32 0.0524389
+64 0.0487147
+128 0.0457467
 EOD
 $dense_gpu_copies << EOD
-16 0.0335746
-32 0.0348241
-64 0.0412905
-128 0.0404732
+16 0.0400796
+32 0.0419607
+64 0.0453087
+128 0.0438476
 EOD
 $dense_gpu_graph << EOD
-16 0.0100396
-32 0.0101554
-64 0.0130201
-128 0.0134503
+16 0.00991508
+32 0.0101406
+64 0.0139422
+128 0.015656
 EOD
 $dense_gpu_resident << EOD
-16 0.0189325
-32 0.0174535
-64 0.0190857
-128 0.0185061
+16 0.0232124
+32 0.0251638
+64 0.0219243
+128 0.0299253
 EOD
 $conv_cpu_cpu << EOD
-4 0.444378
-8 0.922868
+4 0.46997
+8 0.770368
 EOD
 $conv_cudnn_copies << EOD
-4 0.187807
-8 0.2876
+4 0.265205
+8 0.2954
 EOD
 $conv_cudnn_graph << EOD
-4 0.0569813
-8 0.0807269
+4 0.053408
+8 0.0777463
 EOD
 $conv_cudnn_resident << EOD
-4 0.102304
-8 0.105824
+4 0.103128
+8 0.10375
 EOD
 $conv_gpu_copies << EOD
-4 0.120411
-8 0.182126
+4 0.121175
+8 0.178906
 EOD
 $conv_gpu_graph << EOD
-4 0.0446138
-8 0.0503488
+4 0.0399467
+8 0.0458036
 EOD
 $conv_gpu_resident << EOD
-4 0.0504249
-8 0.0616747
+4 0.0469084
+8 0.0549867
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.119116
-2 0.13721
-4 0.150446
-8 0.181979
-16 0.218717
-32 0.181795
-64 0.277892
+1 0.118831
+2 0.144461
+4 0.15932
+8 0.199238
+16 0.282498
+32 0.240411
+64 0.339967
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.176218
-2 0.200625
-4 0.214136
-8 0.158726
-16 0.159435
-32 0.188534
-64 0.184826
+1 0.159445
+2 0.215951
+4 0.228752
+8 0.239437
+16 0.232699
+32 0.246656
+64 0.265232
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.0403819
-2 0.0463924
-4 0.0473218
-8 0.0953063
-16 0.0962648
-32 0.0547836
-64 0.0581336
+1 0.0397564
+2 0.0456595
+4 0.0460349
+8 0.095199
+16 0.0959093
+32 0.0541699
+64 0.0572101
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.155842
-2 0.178546
-4 0.18364
-8 0.132414
-16 0.129561
-32 0.140215
-64 0.168422
+1 0.114855
+2 0.190075
+4 0.194442
+8 0.198772
+16 0.20388
+32 0.184143
+64 0.204012
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.121012
-2 0.150064
-4 0.147409
-8 0.149451
-16 0.128795
-32 0.131819
-64 0.137828
+1 0.132227
+2 0.15107
+4 0.162166
+8 0.171718
+16 0.179117
+32 0.176051
+64 0.187319
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.0421528
-2 0.0429072
-4 0.0438704
-8 0.0428598
-16 0.0433455
-32 0.0439588
-64 0.0484926
+1 0.0415016
+2 0.0418172
+4 0.0418929
+8 0.0424873
+16 0.0428765
+32 0.043185
+64 0.0477233
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.099268
-2 0.130428
-4 0.124183
-8 0.105827
-16 0.102231
-32 0.100411
-64 0.105222
+1 0.101596
+2 0.132857
+4 0.128643
+8 0.138561
+16 0.13336
+32 0.134833
+64 0.1387
 EOD
 
 set logscale x 2
@@ -195,14 +195,18 @@ set multiplot layout 2,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 66.7301, graph 0 to 66.7301, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~66.7' at graph 0.98, graph 0.04 right tc rgb '#d62728'
-set arrow 2 from 62.7772, graph 0 to 62.7772, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~62.8' at graph 0.98, graph 0.08 right tc rgb '#2ca02c'
-set arrow 3 from 85.9326, graph 0 to 85.9326, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 3 'cudnn resident overtakes cpu at ~85.9' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 4 from 62.3335, graph 0 to 62.3335, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 4 'cudnn graph overtakes cpu at ~62.3' at graph 0.98, graph 0.16 right tc rgb '#2ca02c'
+set arrow 1 from 81.3304, graph 0 to 81.3304, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~81.3' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 65.4128, graph 0 to 65.4128, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~65.4' at graph 0.98, graph 0.08 right tc rgb '#d62728'
+set arrow 3 from 62.5592, graph 0 to 62.5592, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~62.6' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 4 from 82.8655, graph 0 to 82.8655, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 4 'cudnn copies overtakes cpu at ~82.9' at graph 0.98, graph 0.16 right tc rgb '#ff7f0e'
+set arrow 5 from 71.3469, graph 0 to 71.3469, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 5 'cudnn resident overtakes cpu at ~71.3' at graph 0.98, graph 0.2 right tc rgb '#d62728'
+set arrow 6 from 62.0793, graph 0 to 62.0793, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 6 'cudnn graph overtakes cpu at ~62.1' at graph 0.98, graph 0.24 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -215,14 +219,16 @@ unset label
 set title 'dense'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 119.208, graph 0 to 119.208, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~119' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
-set arrow 2 from 64.7738, graph 0 to 64.7738, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~64.8' at graph 0.98, graph 0.08 right tc rgb '#d62728'
-set arrow 3 from 45.3038, graph 0 to 45.3038, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~45.3' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
-set arrow 4 from 63.1536, graph 0 to 63.1536, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 4 'cudnn graph overtakes cpu at ~63.2' at graph 0.98, graph 0.16 right tc rgb '#2ca02c'
+set arrow 1 from 121.154, graph 0 to 121.154, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~121' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 75.6705, graph 0 to 75.6705, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~75.7' at graph 0.98, graph 0.08 right tc rgb '#d62728'
+set arrow 3 from 38.4497, graph 0 to 38.4497, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~38.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 4 from 125.066, graph 0 to 125.066, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 4 'cudnn resident overtakes cpu at ~125' at graph 0.98, graph 0.16 right tc rgb '#d62728'
+set arrow 5 from 61.7503, graph 0 to 61.7503, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 5 'cudnn graph overtakes cpu at ~61.8' at graph 0.98, graph 0.2 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -247,12 +253,12 @@ unset label
 set title 'mlp_step'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 3.51746, graph 0 to 3.51746, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~3.52' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
-set arrow 2 from 33.8702, graph 0 to 33.8702, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 2 'cudnn copies overtakes cpu at ~33.9' at graph 0.98, graph 0.08 right tc rgb '#ff7f0e'
-set arrow 3 from 5.22486, graph 0 to 5.22486, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 3 'cudnn resident overtakes cpu at ~5.22' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 4.3063, graph 0 to 4.3063, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~4.31' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 34.1456, graph 0 to 34.1456, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 2 'cudnn copies overtakes cpu at ~34.1' at graph 0.98, graph 0.08 right tc rgb '#ff7f0e'
+set arrow 3 from 7.93588, graph 0 to 7.93588, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 3 'cudnn resident overtakes cpu at ~7.94' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -271,14 +277,18 @@ set multiplot layout 2,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 66.7301, graph 0 to 66.7301, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~66.7' at graph 0.98, graph 0.04 right tc rgb '#d62728'
-set arrow 2 from 62.7772, graph 0 to 62.7772, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~62.8' at graph 0.98, graph 0.08 right tc rgb '#2ca02c'
-set arrow 3 from 85.9326, graph 0 to 85.9326, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 3 'cudnn resident overtakes cpu at ~85.9' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 4 from 62.3335, graph 0 to 62.3335, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 4 'cudnn graph overtakes cpu at ~62.3' at graph 0.98, graph 0.16 right tc rgb '#2ca02c'
+set arrow 1 from 81.3304, graph 0 to 81.3304, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~81.3' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 65.4128, graph 0 to 65.4128, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~65.4' at graph 0.98, graph 0.08 right tc rgb '#d62728'
+set arrow 3 from 62.5592, graph 0 to 62.5592, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~62.6' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 4 from 82.8655, graph 0 to 82.8655, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 4 'cudnn copies overtakes cpu at ~82.9' at graph 0.98, graph 0.16 right tc rgb '#ff7f0e'
+set arrow 5 from 71.3469, graph 0 to 71.3469, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 5 'cudnn resident overtakes cpu at ~71.3' at graph 0.98, graph 0.2 right tc rgb '#d62728'
+set arrow 6 from 62.0793, graph 0 to 62.0793, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 6 'cudnn graph overtakes cpu at ~62.1' at graph 0.98, graph 0.24 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -291,14 +301,16 @@ unset label
 set title 'dense'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 119.208, graph 0 to 119.208, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~119' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
-set arrow 2 from 64.7738, graph 0 to 64.7738, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~64.8' at graph 0.98, graph 0.08 right tc rgb '#d62728'
-set arrow 3 from 45.3038, graph 0 to 45.3038, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~45.3' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
-set arrow 4 from 63.1536, graph 0 to 63.1536, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 4 'cudnn graph overtakes cpu at ~63.2' at graph 0.98, graph 0.16 right tc rgb '#2ca02c'
+set arrow 1 from 121.154, graph 0 to 121.154, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~121' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 75.6705, graph 0 to 75.6705, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~75.7' at graph 0.98, graph 0.08 right tc rgb '#d62728'
+set arrow 3 from 38.4497, graph 0 to 38.4497, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~38.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 4 from 125.066, graph 0 to 125.066, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 4 'cudnn resident overtakes cpu at ~125' at graph 0.98, graph 0.16 right tc rgb '#d62728'
+set arrow 5 from 61.7503, graph 0 to 61.7503, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 5 'cudnn graph overtakes cpu at ~61.8' at graph 0.98, graph 0.2 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -323,12 +335,12 @@ unset label
 set title 'mlp_step'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 3.51746, graph 0 to 3.51746, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~3.52' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
-set arrow 2 from 33.8702, graph 0 to 33.8702, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 2 'cudnn copies overtakes cpu at ~33.9' at graph 0.98, graph 0.08 right tc rgb '#ff7f0e'
-set arrow 3 from 5.22486, graph 0 to 5.22486, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 3 'cudnn resident overtakes cpu at ~5.22' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 4.3063, graph 0 to 4.3063, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~4.31' at graph 0.98, graph 0.04 right tc rgb '#ff7f0e'
+set arrow 2 from 34.1456, graph 0 to 34.1456, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 2 'cudnn copies overtakes cpu at ~34.1' at graph 0.98, graph 0.08 right tc rgb '#ff7f0e'
+set arrow 3 from 7.93588, graph 0 to 7.93588, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 3 'cudnn resident overtakes cpu at ~7.94' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
