@@ -16,6 +16,7 @@
 #include "core/ops/pool.h"
 #include "core/ops/random.h"
 #include "core/ops/reduce.h"
+#include "core/ops/regression_loss.h"
 #include "core/ops/shape.h"
 #include "core/ops/softmax.h"
 #include "core/ops/strided_copy.h"

@@ -1,6 +1,6 @@
-// What the two fuzz targets of the engine's own model files (fuzz_weights, fuzz_checkpoint)
-// share: the loaders' promise that a refused file leaves the model as it was, checked byte for
-// byte, and the trick that gets mutations past the CRC-32 at the end of both formats.
+// What the fuzz targets of the engine's own files (fuzz_weights, fuzz_checkpoint,
+// fuzz_model_file) share: the loaders' promise that a refused file leaves the model as it was,
+// checked byte for byte, and the trick that gets mutations past the CRC-32 at their end.
 #pragma once
 #include <cstdint>
 #include <cstdlib>

@@ -29,11 +29,13 @@ void FitRun::start_epoch(int number, const TrainingState* resume) {
 
 std::pair<double, double> FitRun::read_means() {
   clock.enter(BreakdownClock::Part::Readback);
-  std::pair<double, double> means{running.loss(), running.accuracy(has_accuracy)};
+  std::pair<double, double> means{running.loss(), running.metric(metric)};
   clock.leave();  // the read drained the device: until the next launch is no part's
   return means;
 }
 
-Metrics metrics_of(double loss, double accuracy) { return {{"loss", loss}, {"accuracy", accuracy}}; }
+Metrics metrics_of(Metric metric, double loss, double value) {
+  return {{"loss", loss}, {metric_name(metric), value}};
+}
 
 }  // namespace engine::nn

@@ -4,10 +4,13 @@
 //   for each epoch:   epoch_started(run)
 //     for each step:  batch -> train_step (a replayed CUDA graph) -> step_finished(run, done, count)
 //   after the last:   epoch_finished(run, record)  (each observer fills its part of the record)
+//   when fit returns: train_finished(run)
 //
 // The observers, one job each: progress (the Keras line), step_times (the warm-up), nan_check,
-// validation, breakdown (--breakdown), memory (the soak's record); checkpoints have their
-// own class (nn/observers/checkpoints.h), since they also decide where a stopped run ends.
+// validation, breakdown (--breakdown), memory (the soak's record), and where FitOptions asks
+// for them (nn/callbacks.h) lr_schedule, csv_log, save_best, early_stopping and the user's
+// callbacks; checkpoints have their own class (nn/observers/checkpoints.h), since they also
+// decide where a stopped run ends.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -32,11 +35,11 @@ struct FitRun {
   const FitOptions& options;
   DeviceServices& device;
   BreakdownClock clock;     // --breakdown's device timers; does nothing without it
-  RunningMetrics running;   // this epoch's loss and accuracy sums, on the device
+  RunningMetrics running;   // this epoch's loss and metric sums, on the device
   History history;
   int64_t steps = 0;        // per epoch
   int64_t full_batch = 0;   // the samples of a full batch: the steps a graph replays
-  bool has_accuracy = false;
+  Metric metric = Metric::None;  // what the loss reports beside itself: accuracy or mae
 
   // ---- the epoch in progress ------------------------------------------------------------------
   int epoch = 0;
@@ -44,6 +47,9 @@ struct FitRun {
   double earlier_seconds = 0.0;   // what the stopped run had spent on a resumed epoch
   double earlier_wait = 0.0;      // ... and of that, waiting for data
   int64_t replayed_steps = 0;     // this epoch's steps that were graph replays
+  // Set by early stopping or a callback (FitControl::stop_training): fit ends the epoch after
+  // the step in progress, and the run after the epoch.
+  bool stop_training = false;
 
   // Starts epoch `epoch` (from `resume` where it is the checkpoint's epoch): the breakdown's
   // clock, the running sums (restored or zeroed), the counters.
@@ -52,15 +58,17 @@ struct FitRun {
   void start_clock() { epoch_start_ = std::chrono::steady_clock::now(); }
   // Seconds spent on the epoch so far, a resumed run's earlier part included.
   double epoch_seconds() const { return earlier_seconds + seconds_since(epoch_start_); }
-  // The running means (loss, accuracy), read from the device as --breakdown's readback.
+  // The running means (loss, metric: accuracy or mae), read from the device as --breakdown's
+  // readback.
   std::pair<double, double> read_means();
 
  private:
   std::chrono::steady_clock::time_point epoch_start_;
 };
 
-// Metrics as the progress line shows them.
-Metrics metrics_of(double loss, double accuracy);
+// Metrics as the progress line shows them: the loss, then the metric's value under its name
+// ("accuracy", "mae"; a NaN value is left out).
+Metrics metrics_of(Metric metric, double loss, double value);
 
 class FitObserver {
  public:
@@ -71,9 +79,12 @@ class FitObserver {
   virtual void step_finished(FitRun& run, int64_t done, int64_t count) {
     (void)run, (void)done, (void)count;
   }
-  // After the epoch's device work was waited for and its loss and accuracy read into `record`;
+  // After the epoch's device work was waited for and its loss and metric read into `record`;
   // each observer adds its part, in the order fit() lists them.
   virtual void epoch_finished(FitRun& run, EpochRecord& record) { (void)run, (void)record; }
+  // When fit returns (not when it throws): after the last epoch, a stop, or a signal
+  // (run.history.interrupted_by).
+  virtual void train_finished(FitRun& run) { (void)run; }
 };
 
 }  // namespace engine::nn

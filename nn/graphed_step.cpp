@@ -13,15 +13,28 @@ void GraphedStep::run(const Tensor& index, bool full_batch) {
     model.train_step(data, index, run_.running);
     return;
   }
-  if (run_.options.use_graph && !graph_ && eager_full_steps_ > 0) {
+  // A recorded step keeps the rate it was recorded with: record it again for a new one.
+  const float rate = model.optimizer().learning_rate();
+  const bool stale = graph_ && rate != graph_rate_;
+  if (run_.options.use_graph && recordable_ && (stale || (!graph_ && eager_full_steps_ > 0))) {
     run_.clock.leave();  // recording runs nothing on the device: host time, "other"
     const auto capture_start = std::chrono::steady_clock::now();
-    graph_ = run_.device.capture([&] { model.train_step(data, index, run_.running); });
+    graph_.reset();  // waits for its last replay; its memory goes back to the allocator's cache
     graph_index_ = index;
+    // Captures nothing of this call's frame: a stand-in recorder may call it again later.
+    const std::function<void()> step = [this] {
+      run_.model.train_step(run_.source.rows(), graph_index_, run_.running);
+    };
+    graph_ = record_ ? record_(step) : run_.device.capture(step);
+    recordable_ = graph_ != nullptr;  // the CPU, or an op hook (--profile): op by op from now on
     if (graph_) {
-      run_.history.graph_replay = true;
-      run_.history.kernels_per_step = graph_->kernel_count();
-      run_.history.capture_seconds = seconds_since(capture_start);
+      graph_rate_ = rate;
+      History& history = run_.history;
+      if (history.graph_captures++ == 0) {  // the first recording is part of the warm-up
+        history.graph_replay = true;
+        history.kernels_per_step = graph_->kernel_count();
+        history.capture_seconds = seconds_since(capture_start);
+      }
     }
     run_.clock.enter(BreakdownClock::Part::Compute);
   }

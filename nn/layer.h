@@ -22,6 +22,13 @@ struct ParamSpec {
   int64_t fan_out = 0;
 };
 
+// One number of a layer's configuration, named as Keras' get_config() names it: ("units", 128).
+// Enumerations (activation, padding) are stored as the codes docs/model_format.md lists.
+struct LayerSetting {
+  std::string name;
+  double value;
+};
+
 struct ForwardContext {
   bool training = false;
   // Dropout while training: call k of a forward pass draws from seed derive_seed(dropout_seed,
@@ -47,6 +54,9 @@ class Layer {
   // Views into the model's parameter buffer, in the order of param_specs().
   virtual void bind_parameters(const std::vector<Tensor>& params) { (void)params; }
   virtual Activation activation() const { return Activation::None; }
+  // What, with type(), makes this layer again (layer_from_config in nn/layers.h): the settings
+  // a model file stores (nn/model_file.h). A layer without settings, such as Flatten, has none.
+  virtual std::vector<LayerSetting> config() const { return {}; }
   virtual Tensor forward(const Tensor& x, ForwardContext& ctx) = 0;
 
  private:

@@ -1,9 +1,31 @@
 #include "nn/layers.h"
 
+#include <cmath>
+#include <cstdint>
+#include <map>
+
 #include "core/error.h"
 #include "core/ops.h"
 
 namespace engine::nn {
+namespace {
+
+// The codes config() gives an activation or a padding: the index in these lists. They are
+// part of the model file format (docs/model_format.md), so they never change when an enum's
+// order does: add new values at the end.
+constexpr Activation ACTIVATIONS[] = {Activation::None, Activation::Relu, Activation::Tanh,
+                                      Activation::Sigmoid, Activation::Softmax};
+constexpr Padding PADDINGS[] = {Padding::Valid, Padding::Same};
+
+template <typename E, size_t N>
+double code_of(E value, const E (&codes)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (codes[i] == value) return static_cast<double>(i);
+  }
+  throw Error("a value without a model file code (add it to the list in nn/layers.cpp)");
+}
+
+}  // namespace
 
 Shape Flatten::build(const Shape& input_shape) { return {engine::numel(input_shape)}; }
 
@@ -30,6 +52,11 @@ void Dense::bind_parameters(const std::vector<Tensor>& params) {
   bias_ = params.at(1);
 }
 
+std::vector<LayerSetting> Dense::config() const {
+  return {{"units", static_cast<double>(units_)},
+          {"activation", code_of(activation_, ACTIVATIONS)}};
+}
+
 Tensor Dense::forward(const Tensor& x, ForwardContext& ctx) {
   ENGINE_CHECK(kernel_.defined(), "Dense '", name(), "' used before the model was built");
   const Tensor z = matmul(x, kernel_);
@@ -42,6 +69,8 @@ Tensor Dense::forward(const Tensor& x, ForwardContext& ctx) {
 Dropout::Dropout(float rate) : rate_(rate) {
   ENGINE_CHECK(rate >= 0.0f && rate < 1.0f, "Dropout: rate must be in [0, 1), got ", rate);
 }
+
+std::vector<LayerSetting> Dropout::config() const { return {{"rate", rate_}}; }
 
 Tensor Dropout::forward(const Tensor& x, ForwardContext& ctx) {
   if (!ctx.training) return x;
@@ -82,6 +111,14 @@ void Conv2D::bind_parameters(const std::vector<Tensor>& params) {
   bias_ = params.at(1);
 }
 
+std::vector<LayerSetting> Conv2D::config() const {
+  return {{"filters", static_cast<double>(filters_)},
+          {"kernel_size", static_cast<double>(kernel_size_)},
+          {"strides", static_cast<double>(stride_)},
+          {"padding", code_of(padding_, PADDINGS)},
+          {"activation", code_of(activation_, ACTIVATIONS)}};
+}
+
 Tensor Conv2D::forward(const Tensor& x, ForwardContext& ctx) {
   ENGINE_CHECK(kernel_.defined(), "Conv2D '", name(), "' used before the model was built");
   const Tensor z = engine::conv2d(x, kernel_, stride_, padding_);
@@ -106,6 +143,10 @@ Shape MaxPool2D::build(const Shape& input_shape) {
   return {g.out_h, g.out_w, input_shape[2]};
 }
 
+std::vector<LayerSetting> MaxPool2D::config() const {
+  return {{"pool_size", static_cast<double>(pool_)}};
+}
+
 Tensor MaxPool2D::forward(const Tensor& x, ForwardContext&) { return engine::max_pool2d(x, pool_); }
 
 std::shared_ptr<Layer> flatten() { return std::make_shared<Flatten>(); }
@@ -118,5 +159,80 @@ std::shared_ptr<Layer> conv2d(int64_t filters, int64_t kernel, Padding padding,
   return std::make_shared<Conv2D>(filters, kernel, padding, activation, stride);
 }
 std::shared_ptr<Layer> max_pool2d(int64_t pool) { return std::make_shared<MaxPool2D>(pool); }
+
+namespace {
+
+// One layer's settings, each taken once by name and checked; any left over is an error.
+class Settings {
+ public:
+  explicit Settings(const std::vector<LayerSetting>& settings) {
+    for (const LayerSetting& s : settings) {
+      ENGINE_CHECK(values_.emplace(s.name, s.value).second, "setting '", s.name, "' given twice");
+    }
+  }
+  // A whole number in [low, high].
+  int64_t whole(const char* name, int64_t low, int64_t high) {
+    const double v = take(name);
+    ENGINE_CHECK(std::isfinite(v) && v == std::floor(v) && v >= static_cast<double>(low) &&
+                     v <= static_cast<double>(high),
+                 "'", name, "' must be a whole number in [", low, ", ", high, "], got ", v);
+    return static_cast<int64_t>(v);
+  }
+  template <typename E, size_t N>
+  E code(const char* name, const E (&codes)[N]) {
+    return codes[whole(name, 0, static_cast<int64_t>(N) - 1)];
+  }
+  float rate(const char* name) {
+    const double v = take(name);
+    ENGINE_CHECK(v >= 0.0 && v < 1.0, "'", name, "' must be in [0, 1), got ", v);  // NaN fails too
+    return static_cast<float>(v);
+  }
+  void expect_no_more() const {
+    ENGINE_CHECK(values_.empty(), "unknown setting '", values_.begin()->first, "'");
+  }
+
+ private:
+  double take(const char* name) {
+    const auto it = values_.find(name);
+    ENGINE_CHECK(it != values_.end(), "setting '", name, "' is missing");
+    const double v = it->second;
+    values_.erase(it);
+    return v;
+  }
+  std::map<std::string, double> values_;
+};
+
+}  // namespace
+
+std::shared_ptr<Layer> layer_from_config(const std::string& type,
+                                         const std::vector<LayerSetting>& settings) {
+  constexpr int64_t MAX = INT32_MAX;
+  // Wider kernels exist nowhere, and the bound keeps a damaged file's fan-in arithmetic
+  // (kernel^2 * channels) far from overflowing.
+  constexpr int64_t MAX_KERNEL = 1024;
+  Settings s(settings);
+  std::shared_ptr<Layer> layer;
+  if (type == "Flatten") {
+    layer = flatten();
+  } else if (type == "Dense") {
+    const int64_t units = s.whole("units", 1, MAX);
+    layer = dense(units, s.code("activation", ACTIVATIONS));
+  } else if (type == "Dropout") {
+    layer = dropout(s.rate("rate"));
+  } else if (type == "Conv2D") {
+    const int64_t filters = s.whole("filters", 1, MAX);
+    const int64_t kernel = s.whole("kernel_size", 1, MAX_KERNEL);
+    const int64_t stride = s.whole("strides", 1, MAX);
+    const Padding padding = s.code("padding", PADDINGS);
+    layer = conv2d(filters, kernel, padding, s.code("activation", ACTIVATIONS), stride);
+  } else if (type == "MaxPooling2D") {
+    layer = max_pool2d(s.whole("pool_size", 1, MAX));
+  } else {
+    throw Error("unknown layer kind (this build knows Flatten, Dense, Dropout, Conv2D, "
+                "MaxPooling2D)");
+  }
+  s.expect_no_more();
+  return layer;
+}
 
 }  // namespace engine::nn

@@ -23,6 +23,7 @@ class Dense final : public Layer {
   std::vector<ParamSpec> param_specs() const override;
   void bind_parameters(const std::vector<Tensor>& params) override;
   Activation activation() const override { return activation_; }
+  std::vector<LayerSetting> config() const override;  // units, activation
   Tensor forward(const Tensor& x, ForwardContext& ctx) override;
 
  private:
@@ -37,6 +38,7 @@ class Dropout final : public Layer {
   explicit Dropout(float rate);
   std::string type() const override { return "Dropout"; }
   Shape build(const Shape& input_shape) override { return input_shape; }
+  std::vector<LayerSetting> config() const override;  // rate
   Tensor forward(const Tensor& x, ForwardContext& ctx) override;
 
  private:
@@ -55,6 +57,8 @@ class Conv2D final : public Layer {
   std::vector<ParamSpec> param_specs() const override;
   void bind_parameters(const std::vector<Tensor>& params) override;
   Activation activation() const override { return activation_; }
+  // filters, kernel_size, strides, padding, activation
+  std::vector<LayerSetting> config() const override;
   Tensor forward(const Tensor& x, ForwardContext& ctx) override;
 
  private:
@@ -72,6 +76,7 @@ class MaxPool2D final : public Layer {
   explicit MaxPool2D(int64_t pool);
   std::string type() const override { return "MaxPooling2D"; }
   Shape build(const Shape& input_shape) override;
+  std::vector<LayerSetting> config() const override;  // pool_size
   Tensor forward(const Tensor& x, ForwardContext& ctx) override;
 
  private:
@@ -85,5 +90,13 @@ std::shared_ptr<Layer> dropout(float rate);
 std::shared_ptr<Layer> conv2d(int64_t filters, int64_t kernel, Padding padding = Padding::Valid,
                               Activation activation = Activation::None, int64_t stride = 1);
 std::shared_ptr<Layer> max_pool2d(int64_t pool);
+
+// The way back from config() (Keras' from_config): the layer of kind `type` (a type() name:
+// Flatten, Dense, Dropout, Conv2D, MaxPooling2D) with these settings. Throws engine::Error
+// for an unknown kind, a setting missing, repeated or unknown, or a value out of range (a
+// whole number where one is due, an activation or padding code that exists, a dropout rate in
+// [0, 1), a kernel of at most 1,024); load_model (nn/model_file.h) says in which file.
+std::shared_ptr<Layer> layer_from_config(const std::string& type,
+                                         const std::vector<LayerSetting>& settings);
 
 }  // namespace engine::nn

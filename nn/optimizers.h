@@ -19,7 +19,10 @@ class Optimizer {
   // already applied, an I32 scalar on the parameters' device (the caller increments it).
   virtual void step(ParameterStore& store, const Tensor& step) = 0;
   // Replaces the learning rate the optimizer was made with (--learning-rate); must be positive.
+  // Between two steps too (a schedule, a callback): the next step uses it, a step recorded as a
+  // CUDA graph included (fit records it again, nn/graphed_step.h).
   virtual void set_learning_rate(float learning_rate) = 0;
+  virtual float learning_rate() const = 0;
   // What a checkpoint saves to go on as if never stopped: each state buffer (laid out like
   // store.values) by name. Buffers no step has made yet are made now, zeroed, as the first
   // step would; the tensors share storage with the optimizer's, so a copy into them restores.
@@ -33,6 +36,7 @@ class SGD final : public Optimizer {
   std::string name() const override { return "SGD"; }
   void step(ParameterStore& store, const Tensor& step) override;
   void set_learning_rate(float learning_rate) override;
+  float learning_rate() const override { return learning_rate_; }
   std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
@@ -48,6 +52,7 @@ class Adam final : public Optimizer {
   std::string name() const override { return "Adam"; }
   void step(ParameterStore& store, const Tensor& step) override;
   void set_learning_rate(float learning_rate) override;
+  float learning_rate() const override { return config_.learning_rate; }
   std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
@@ -63,6 +68,7 @@ class RMSprop final : public Optimizer {
   std::string name() const override { return "RMSprop"; }
   void step(ParameterStore& store, const Tensor& step) override;
   void set_learning_rate(float learning_rate) override;
+  float learning_rate() const override { return learning_rate_; }
   std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:
@@ -79,6 +85,7 @@ class Adadelta final : public Optimizer {
   std::string name() const override { return "Adadelta"; }
   void step(ParameterStore& store, const Tensor& step) override;
   void set_learning_rate(float learning_rate) override;
+  float learning_rate() const override { return learning_rate_; }
   std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
 
  private:

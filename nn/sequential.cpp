@@ -198,11 +198,21 @@ void Sequential::compile(std::unique_ptr<Optimizer> optimizer, Loss loss) {
   ENGINE_CHECK(built(), "compile() needs a built model");
   ENGINE_CHECK(optimizer != nullptr, "compile() needs an optimizer");
   const Activation head = layers_.back()->activation();
-  if (loss == Loss::SparseCategoricalCrossentropy) {
-    ENGINE_CHECK(head == Activation::Softmax || head == Activation::None,
-                 "sparse categorical cross-entropy needs a softmax (or linear, as logits) head");
-  } else {
-    ENGINE_CHECK(head == Activation::Sigmoid, "binary cross-entropy needs a sigmoid head");
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+      ENGINE_CHECK(head == Activation::Softmax || head == Activation::None,
+                   "sparse categorical cross-entropy needs a softmax (or linear, as logits) head");
+      break;
+    case Loss::BinaryCrossentropy:
+      ENGINE_CHECK(head == Activation::Sigmoid, "binary cross-entropy needs a sigmoid head");
+      break;
+    case Loss::MeanSquaredError:
+    case Loss::MeanAbsoluteError:
+      // Any head: the loss takes the model's output as it is (a linear head is the usual one).
+      ENGINE_CHECK(output_shape_.size() == 1,
+                   "a regression loss needs F outputs per sample (Flatten first), got ",
+                   keras_shape(output_shape_));
+      break;
   }
   optimizer_ = std::move(optimizer);
   loss_ = loss;

@@ -19,7 +19,7 @@
 
 namespace engine::nn {
 
-struct RunningMetrics;  // device-resident loss and accuracy sums (nn/train_step.h)
+struct RunningMetrics;  // device-resident loss and metric sums (nn/train_step.h)
 
 class Sequential {
  public:
@@ -61,15 +61,17 @@ class Sequential {
   // The optimizer compile() was given.
   Optimizer& optimizer();
   // One training step on the rows `index` (an I32 tensor on the model's device) of `data`:
-  // forward, loss, backward, optimizer update, and the batch's loss and correct rows added to
-  // `metrics`. Device work only, so fit() records it as a CUDA graph (nn/train_step.h shows a
-  // loop of your own around it).
+  // forward, loss, backward, optimizer update, and the batch's loss and metric (correct rows,
+  // or a regression loss's absolute errors) added to `metrics`. Device work only, so fit()
+  // records it as a CUDA graph (nn/train_step.h shows a loop of your own around it).
   void train_step(const Dataset& data, const Tensor& index, RunningMetrics& metrics);
   // Seeds dropout's masks as fit() does with FitOptions::seed; for a loop of your own.
   void set_training_seed(uint64_t seed);
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);
+  // The mean loss over `data` and the loss's metric: accuracy, or for a regression loss the
+  // mean absolute error (EvalResult::mae, accuracy then NaN).
   EvalResult evaluate(const Dataset& data, const EvalOptions& options = {});
   // Outputs of the full model (probabilities for a softmax head), in batches, no grad.
   Tensor predict(const Tensor& x, int64_t batch_size = 32);

@@ -28,25 +28,91 @@ double RunningMetrics::accuracy(bool has_accuracy) const {
   return has_accuracy && samples ? correct.item() / static_cast<double>(samples) : NOT_MEASURED;
 }
 
+double RunningMetrics::metric(Metric measured) const {
+  return accuracy(measured != Metric::None);
+}
+
+bool is_regression(Loss loss) {
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+    case Loss::BinaryCrossentropy:
+      return false;
+    case Loss::MeanSquaredError:
+    case Loss::MeanAbsoluteError:
+      return true;
+  }
+  return false;
+}
+
+Metric metric_of(Loss loss, const Shape& output_shape) {
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+      return Metric::Accuracy;
+    case Loss::BinaryCrossentropy:  // binary accuracy for one output; multi-label: none
+      return numel(output_shape) == 1 ? Metric::Accuracy : Metric::None;
+    case Loss::MeanSquaredError:
+    case Loss::MeanAbsoluteError:
+      return Metric::MeanAbsoluteError;
+  }
+  return Metric::None;
+}
+
+const char* metric_name(Metric metric) {
+  switch (metric) {
+    case Metric::None: return "";
+    case Metric::Accuracy: return "accuracy";
+    case Metric::MeanAbsoluteError: return "mae";
+  }
+  return "";
+}
+
 bool measures_accuracy(Loss loss, const Shape& output_shape) {
-  return loss == Loss::SparseCategoricalCrossentropy || numel(output_shape) == 1;
+  return metric_of(loss, output_shape) == Metric::Accuracy;
 }
 
 Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor& y,
                     ForwardContext& ctx, Tensor* logits_out) {
-  Tensor logits = model.forward(x, ctx, /*logits=*/true);
-  *logits_out = measures_accuracy(loss, model.output_shape()) ? logits : Tensor();
-  return loss == Loss::SparseCategoricalCrossentropy
-             ? sparse_softmax_cross_entropy(logits, y)
-             : sigmoid_binary_cross_entropy(logits, y.view(logits.shape()));
+  // A classification loss fuses the head's activation, so it takes the outputs before it; a
+  // regression loss takes the model's output as it is.
+  Tensor logits = model.forward(x, ctx, /*logits=*/!is_regression(loss));
+  *logits_out = metric_of(loss, model.output_shape()) != Metric::None ? logits : Tensor();
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+      return sparse_softmax_cross_entropy(logits, y);
+    case Loss::BinaryCrossentropy:
+      return sigmoid_binary_cross_entropy(logits, y.view(logits.shape()));
+    case Loss::MeanSquaredError:
+      return mean_squared_error(logits, y.view(logits.shape()));
+    case Loss::MeanAbsoluteError:
+      return mean_absolute_error(logits, y.view(logits.shape()));
+  }
+  return Tensor();
 }
 
-void accumulate(RunningMetrics& metrics, const Tensor& losses, const Tensor& logits, const Tensor& y) {
+void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const Tensor& logits,
+                const Tensor& y) {
   NoGradGuard no_grad;
   Tensor batch_sum = Tensor::empty({}, DType::F32, losses.device());
   raw::sum(losses, batch_sum, 1.0f);
   raw::axpby(1.0f, batch_sum, 1.0f, metrics.loss_sum);
-  if (logits.defined()) raw::count_correct(logits, y, metrics.correct);
+  if (!logits.defined()) return;
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+    case Loss::BinaryCrossentropy:
+      raw::count_correct(logits, y, metrics.correct);
+      return;
+    case Loss::MeanAbsoluteError:  // the losses are the samples' mean absolute errors
+      raw::axpby(1.0f, batch_sum, 1.0f, metrics.correct);
+      return;
+    case Loss::MeanSquaredError: {
+      Tensor errors = Tensor::empty(losses.shape(), DType::F32, losses.device());
+      Tensor error_sum = Tensor::empty({}, DType::F32, losses.device());
+      raw::mean_absolute_error_forward(logits, y.view(logits.shape()), errors);
+      raw::sum(errors, error_sum, 1.0f);
+      raw::axpby(1.0f, error_sum, 1.0f, metrics.correct);
+      return;
+    }
+  }
 }
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
@@ -88,7 +154,7 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
     optimizer_->step(store_, step_);
     raw::increment(step_);
   }
-  accumulate(metrics, losses.detach(), logits.defined() ? logits.detach() : logits, y);
+  accumulate(metrics, loss_, losses.detach(), logits.defined() ? logits.detach() : logits, y);
 }
 
 }  // namespace engine::nn

@@ -4,11 +4,13 @@
 //   RunningMetrics metrics(model.device());
 //   for (each batch) model.train_step(data, rows_of_the_batch, metrics);
 //   metrics.loss(), metrics.accuracy(true)          // the epoch's means (reads the device)
+//   metrics.metric(Metric::MeanAbsoluteError)       // ... or a regression loss's "mae"
 //
 // A step is device work only (train_step.cpp): gather the batch's rows -> forward -> loss
-// -> backward -> optimizer update -> add the batch's loss and correct predictions to
-// `metrics`. Nothing waits for the device, so on a GPU the whole step can be recorded once as
-// a CUDA graph and replayed (fit() does, nn/training.cpp).
+// -> backward -> optimizer update -> add the batch's loss and its metric (correct
+// predictions, or absolute errors) to `metrics`. Nothing waits for the device, so on a GPU
+// the whole step can be recorded once as a CUDA graph and replayed (fit() does,
+// nn/training.cpp).
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -24,9 +26,20 @@ struct ForwardContext;
 // A metric a run did not measure (no accuracy for a multi-output sigmoid head, no validation).
 constexpr double NOT_MEASURED = std::numeric_limits<double>::quiet_NaN();
 
-// Device-resident sums over an epoch: the per-sample losses and the correct rows. A replayed
-// graph writes to the addresses it was recorded with, so fit() keeps one of these for the
-// whole run and resets it each epoch.
+// The metric a loss reports beside itself, summed on the device batch by batch.
+enum class Metric {
+  None,               // a multi-output sigmoid head (multi-label)
+  Accuracy,           // argmax for sparse labels, threshold 0.5 for a single sigmoid output
+  MeanAbsoluteError,  // the regression losses: Keras' "mae"
+};
+Metric metric_of(Loss loss, const Shape& output_shape);
+// Its name in the progress line and the records: "accuracy", "mae" ("" for None).
+const char* metric_name(Metric metric);
+
+// Device-resident sums over an epoch: the per-sample losses, and the metric's sum in
+// `correct`: the correct rows (accuracy), or the samples' mean absolute errors (mae). A
+// replayed graph writes to the addresses it was recorded with, so fit() keeps one of these
+// for the whole run and resets it each epoch.
 struct RunningMetrics {
   Tensor loss_sum, correct;
   int64_t samples = 0;  // the host counts them: no read of the device
@@ -38,18 +51,24 @@ struct RunningMetrics {
   // The means so far; each reads a scalar from the device.
   double loss() const;
   double accuracy(bool has_accuracy) const;
+  // The metric's mean: correct / samples; NOT_MEASURED for Metric::None.
+  double metric(Metric metric) const;
 };
 
 // Whether the loss has an accuracy: argmax for sparse labels, threshold 0.5 for a single
 // sigmoid output; a multi-output sigmoid head (multi-label) has none.
 bool measures_accuracy(Loss loss, const Shape& output_shape);
 
-// The per-sample losses of a batch (N,), from the model's pre-activation outputs (every loss
-// fuses the head's activation); `logits_out` gets them where accuracy is measured.
+// The per-sample losses of a batch (N,): a classification loss's from the model's
+// pre-activation outputs (it fuses the head's activation), a regression loss's from the
+// model's output as it is. `logits_out` gets those outputs where the loss has a metric.
 Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor& y,
                     ForwardContext& ctx, Tensor* logits_out);
 
-// Adds a batch's losses and correct predictions to the running sums, on the device.
-void accumulate(RunningMetrics& metrics, const Tensor& losses, const Tensor& logits, const Tensor& y);
+// Adds a batch's losses and its metric (batch_losses' `logits_out`, undefined: none) to the
+// running sums, on the device: the correct predictions, or for a regression loss the samples'
+// mean absolute errors.
+void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const Tensor& logits,
+                const Tensor& y);
 
 }  // namespace engine::nn

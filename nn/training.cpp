@@ -2,11 +2,13 @@
 // from the source and runs train_step (nn/train_step.h: device work with fixed addresses, so
 // on the GPU it is recorded once as a CUDA graph and replayed, nn/graphed_step.h); everything
 // else a run does (the progress line, the warm-up's time, the NaN check, validation,
-// --breakdown, the memory record, checkpoints) is an observer of the loop (nn/fit_run.h,
-// nn/observers/). Running loss and accuracy are summed on the device and read only when the
+// --breakdown, the memory record, checkpoints, and where asked the schedule, the CSV log, the
+// best model, early stopping and the user's callbacks) is an observer of the loop
+// (nn/fit_run.h, nn/observers/). Running loss and metric are summed on the device and read only when the
 // progress line is redrawn or the epoch ends.
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <tuple>
 
@@ -31,11 +33,26 @@ void check_dataset(const char* what, const Dataset& data, const Sequential& mode
                data.y.dim(0), " labels");
   ENGINE_CHECK(data.x.device() == model.device() && data.y.device() == model.device(), what,
                " must be on the model's device (", to_string(model.device()), ")");
-  if (loss == Loss::SparseCategoricalCrossentropy) {
-    ENGINE_CHECK(data.y.dtype() == DType::I32 && data.y.ndim() == 1, what,
-                 ": sparse categorical labels must be a 1-D int32 tensor");
-  } else {
-    ENGINE_CHECK(data.y.dtype() == DType::F32, what, ": binary targets must be float32");
+  switch (loss) {
+    case Loss::SparseCategoricalCrossentropy:
+      ENGINE_CHECK(data.y.dtype() == DType::I32 && data.y.ndim() == 1, what,
+                   ": sparse categorical labels must be a 1-D int32 tensor");
+      break;
+    case Loss::BinaryCrossentropy:
+      ENGINE_CHECK(data.y.dtype() == DType::F32, what, ": binary targets must be float32");
+      break;
+    case Loss::MeanSquaredError:
+    case Loss::MeanAbsoluteError: {
+      // (N, F) for F outputs per sample, or (N,) for a single output.
+      const int64_t outputs = numel(model.output_shape());
+      ENGINE_CHECK(data.y.dtype() == DType::F32, what, ": regression targets must be float32");
+      ENGINE_CHECK((data.y.ndim() == 2 && data.y.dim(1) == outputs) ||
+                       (data.y.ndim() == 1 && outputs == 1),
+                   what, ": regression targets must be (N, ", outputs, ")",
+                   outputs == 1 ? " or (N,)" : "", " for the model's ", outputs,
+                   " outputs, got ", to_string(data.y.shape()));
+      break;
+    }
   }
 }
 
@@ -153,7 +170,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   FitRun run(*this, source, options);
   run.steps = options.steps_per_epoch > 0 ? std::min(options.steps_per_epoch, full_steps) : full_steps;
   run.full_batch = std::min(batch, n);
-  run.has_accuracy = measures_accuracy(loss_, output_shape_);
+  run.metric = metric_of(loss_, output_shape_);
   set_training_seed(options.seed);
   const TrainingState* resume = options.resume;
   if (resume) {
@@ -171,11 +188,27 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   MemoryRecord memory;
   std::vector<FitObserver*> observers{&step_times, &validation, &progress, &breakdown, &memory};
   if (options.check_numerics) observers.insert(observers.begin(), &nan_check);
+  // Keras' habits (nn/callbacks.h), each only where asked for: a run without them has no more
+  // observers than before, so its steps do no more.
+  std::vector<std::unique_ptr<FitObserver>> asked;
+  if (options.lr_schedule.kind != LearningRateSchedule::Kind::None) {
+    asked.push_back(std::make_unique<LearningRateScheduler>(run));
+  }
+  if (!options.log_csv.empty()) asked.push_back(std::make_unique<CsvLogger>(run));
+  if (!options.save_best.path.empty()) asked.push_back(std::make_unique<BestModelSaver>(run));
+  if (options.early_stopping) asked.push_back(std::make_unique<EarlyStopper>(run));
+  if (!options.callbacks.empty()) asked.push_back(std::make_unique<UserCallbacks>(run));
+  for (const auto& o : asked) observers.push_back(o.get());
+  // fit returns here, whether the run ended, stopped early or was interrupted.
+  const auto finished = [&] {
+    for (FitObserver* o : observers) o->train_finished(run);
+    return run.history;
+  };
   const auto stopped = [&](int signal, int epoch, int64_t done) {
     run.history.interrupted_by = signal;
     run.history.stopped_epoch = epoch;
     run.history.stopped_step = done;
-    return run.history;
+    return finished();
   };
 
   for (int epoch = resume ? resume->epoch : 1; epoch <= options.epochs; ++epoch) {
@@ -184,6 +217,8 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     checkpoints.before_epoch();
     source.start_epoch(epoch, run.steps, batch, run.first_step);
     for (FitObserver* o : observers) o->epoch_started(run);
+    const double learning_rate = optimizer().learning_rate();  // a schedule's, if one runs
+    int64_t steps_run = run.steps;  // fewer where a callback stops the run mid-epoch
     run.start_clock();
     for (int64_t s = run.first_step; s < run.steps; ++s) {
       const int64_t first = s * batch;
@@ -204,6 +239,10 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
         checkpoints.save_mid_epoch(s + 1);
         return stopped(signal, epoch, s + 1);
       }
+      if (run.stop_training) {  // a callback's on_batch_end: the epoch ends with this step
+        steps_run = s + 1;
+        break;
+      }
     }
     run.clock.leave();
     device_services(device()).synchronize();
@@ -211,15 +250,25 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.epoch = epoch;
     record.seconds = run.epoch_seconds();
     record.data_wait_seconds = run.earlier_wait + source.wait_seconds();
-    record.steps = run.steps;
-    std::tie(record.loss, record.accuracy) = run.read_means();
+    record.steps = steps_run;
+    record.learning_rate = learning_rate;
+    double metric = NOT_MEASURED;
+    std::tie(record.loss, metric) = run.read_means();
+    // A regression loss's metric goes to mae, the others' to accuracy; each NaN otherwise.
+    const bool mae = run.metric == Metric::MeanAbsoluteError;
+    record.accuracy = mae ? NOT_MEASURED : metric;
+    record.mae = mae ? metric : NOT_MEASURED;
     for (FitObserver* o : observers) o->epoch_finished(run, record);
     run.history.epochs.push_back(record);
     const int signal = stop_requested(options);
     checkpoints.after_epoch(signal);
     if (signal != 0) return stopped(signal, epoch + 1, 0);
+    if (run.stop_training) {
+      run.history.stopped_early = true;
+      break;
+    }
   }
-  return run.history;
+  return finished();
 }
 
 EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options) {
@@ -230,7 +279,7 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
   ENGINE_CHECK(n >= 1, "evaluation data is empty");
   std::ostream& out = options.out ? *options.out : std::cout;
   const int64_t steps = (n + options.batch_size - 1) / options.batch_size;
-  const bool has_accuracy = measures_accuracy(loss_, output_shape_);
+  const Metric metric = metric_of(loss_, output_shape_);
   ProgressBar bar(out, steps, options.verbose && ProgressBar::stdout_is_terminal());
   NoGradGuard no_grad;
   ForwardContext ctx;  // inference: no dropout
@@ -245,12 +294,18 @@ EvalResult Sequential::evaluate(const Dataset& data, const EvalOptions& options)
     const Tensor y = gather_rows(data.y, index);
     Tensor logits;
     const Tensor losses = batch_losses(*this, loss_, x, y, ctx, &logits);
-    accumulate(running, losses, logits, y);
+    accumulate(running, loss_, losses, logits, y);
     running.samples += count;
-    if (options.verbose && bar.due(step + 1)) bar.update(step + 1, metrics_of(running.loss(), running.accuracy(has_accuracy)));
+    if (options.verbose && bar.due(step + 1)) {
+      bar.update(step + 1, metrics_of(metric, running.loss(), running.metric(metric)));
+    }
   }
-  EvalResult result{running.loss(), running.accuracy(has_accuracy), n, bar.elapsed_seconds()};
-  if (options.verbose) bar.finish(metrics_of(running.loss(), running.accuracy(has_accuracy)));
+  // The metric's mean goes to accuracy, or for a regression loss to mae.
+  const double value = running.metric(metric);
+  const bool mae = metric == Metric::MeanAbsoluteError;
+  EvalResult result{running.loss(), mae ? NOT_MEASURED : value, n, bar.elapsed_seconds(),
+                    mae ? value : NOT_MEASURED};
+  if (options.verbose) bar.finish(metrics_of(metric, running.loss(), running.metric(metric)));
   return result;
 }
 

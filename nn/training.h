@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "core/binary_file.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "nn/callbacks.h"
 #include "nn/epoch_breakdown.h"
 
 namespace engine::nn {
@@ -21,9 +24,21 @@ enum class Loss {
   // Float targets shaped like the output, against a sigmoid head (fused with it, in the stable
   // form); accuracy at threshold 0.5 for a single output.
   BinaryCrossentropy,
+  // Regression: float targets (N, F), or (N,) for a single output, against the model's output
+  // as it is (no activation fused; a linear head is the usual one). Per sample, the mean over
+  // the F outputs of (output - target)^2 (core/ops/regression_loss.h). Its metric is the mean
+  // absolute error, reported as "mae" where a classification loss reports "accuracy".
+  MeanSquaredError,
+  // The same with |output - target|; its "mae" metric is then the loss itself, as in Keras.
+  MeanAbsoluteError,
 };
 
-// A labelled set, resident on the model's device: x (N, ...), y (N,) int32 or float.
+// Whether the loss is a regression loss (MeanSquaredError, MeanAbsoluteError): float targets,
+// the model's own output, and "mae" instead of "accuracy".
+bool is_regression(Loss loss);
+
+// A labelled set, resident on the model's device: x (N, ...), y (N,) int32 or float, or float
+// (N, F) targets of a regression loss or a multi-output sigmoid head.
 struct Dataset {
   Tensor x;
   Tensor y;
@@ -96,6 +111,20 @@ struct FitOptions {
   // timers around each step's parts, read after the epoch. Needs the device's timers, which
   // --profile holds.
   bool breakdown = false;
+
+  // Keras' habits (nn/callbacks.h). None of them adds work to a step unless a callback asks
+  // for it in on_batch_end; the others act at an epoch's start or end.
+  // Callbacks of your own: on_epoch_begin, on_batch_end, on_epoch_end, on_train_end.
+  std::vector<std::shared_ptr<Callback>> callbacks;
+  std::optional<EarlyStopping> early_stopping;
+  LearningRateSchedule lr_schedule;  // Kind::None: the optimizer's rate throughout
+  SaveBest save_best;                // with a path: the model whenever its monitor improves
+  // A CSV row per epoch (Keras' CSVLogger): epoch,loss,<metric>,val_loss,val_<metric>, the
+  // metric being accuracy or mae, the val_ columns with validation data, then lr with a
+  // schedule; epochs counted from 1 as the progress line does. Written with the header on a
+  // fresh run and flushed after each epoch; with `resume`, the file keeps its header and the
+  // rows of the epochs the checkpoint holds, and the run appends to it.
+  std::string log_csv;
 };
 
 // A Dataset resident on the device, shuffled every epoch from options.seed; a full batch's row
@@ -140,7 +169,15 @@ struct EpochRecord {
   double accuracy = 0.0;  // fraction; NaN where the loss has no accuracy metric
   double val_loss = 0.0;  // NaN without validation data
   double val_accuracy = 0.0;
+  // A regression loss's metric in place of accuracy (which is then NaN): the mean absolute
+  // error over the epoch's samples, and over the validation data. NaN for the other losses,
+  // and in the records a checkpoint restores (it keeps the classification fields only).
+  double mae = std::numeric_limits<double>::quiet_NaN();
+  double val_mae = std::numeric_limits<double>::quiet_NaN();
   double val_seconds = 0.0;
+  // The optimizer's learning rate as the epoch started (after a schedule set it); NaN in the
+  // records a checkpoint restores.
+  double learning_rate = std::numeric_limits<double>::quiet_NaN();
   double data_wait_seconds = 0.0;  // of `seconds`, the part the steps waited for their data
   // The steps this process ran in the epoch, split at the end of its warm-up (its first steps,
   // which pay one-off costs: nn/training.cpp), and their parts of `seconds`, on its clock. The
@@ -169,6 +206,13 @@ struct History {
   int64_t stopped_step = 0;
   // Whether fit saved a checkpoint; after a stop, the last one is where it stopped.
   bool checkpoint_saved = false;
+  // Whether early stopping or a callback ended the run (FitControl::stop_training), and with
+  // early stopping, the epoch its monitor was best at (0: none).
+  bool stopped_early = false;
+  int best_epoch = 0;
+  // How often the step was recorded as a CUDA graph: once, and again after each change of the
+  // learning rate (a replay keeps the rate it was recorded with: nn/graphed_step.h).
+  int64_t graph_captures = 0;
 };
 
 // Where a run stands between two steps: with the model's weights, its optimizer's state and
@@ -181,7 +225,8 @@ struct TrainingState {
   // The epoch to go on with (1-based) and its steps already done (0 at an epoch boundary).
   int epoch = 1;
   int64_t step = 0;
-  // That epoch's running sums so far, as fit keeps them on the device, and its time.
+  // That epoch's running sums so far, as fit keeps them on the device, and its time. `correct`
+  // is the metric's sum (RunningMetrics::correct): the absolute errors of a regression loss.
   float loss_sum = 0.0f;
   float correct = 0.0f;
   int64_t samples = 0;
@@ -199,9 +244,11 @@ struct EvalOptions {
 
 struct EvalResult {
   double loss = 0.0;
-  double accuracy = 0.0;
+  double accuracy = 0.0;  // NaN where the loss has no accuracy metric (a regression loss)
   int64_t samples = 0;
   double seconds = 0.0;
+  // A regression loss's metric, the mean absolute error over the samples; NaN otherwise.
+  double mae = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace engine::nn

@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "datasets/npy.h"
+#include "nn/model_file.h"
 
 namespace engine::nn {
 namespace {
@@ -63,12 +65,21 @@ void save_weights(const Sequential& model, const std::string& path) {
 void load_weights(Sequential& model, const std::string& path) {
   ENGINE_CHECK(model.built(), "load_weights: the model is not built");
   const Bytes file = read_file(path, "weights");
+  ENGINE_CHECK(!is_model_file(file), path,
+               ": a model file (save_model, --save-model), not a weights file: load it with "
+               "load_model(), which rebuilds the model too");
   ByteReader in(file, MAGIC, WEIGHTS_FORMAT_VERSION, path, "weights");
   ParameterStore& store = model.parameters();
   const std::vector<float> flat = read_parameter_records(in, store);
   in.expect_end("the last tensor");
   // Parameters are laid out in the same order in the flat buffer: one copy moves them all.
   store.values.copy_from(Tensor::from_vector(flat, store.values.shape()));
+}
+
+void save_weights_npz(const Sequential& model, const std::string& path) {
+  std::vector<std::pair<std::string, Tensor>> arrays;
+  for (const Parameter& p : model.parameters().params) arrays.emplace_back(p.name, p.value);
+  datasets::write_npz(path, arrays);
 }
 
 }  // namespace engine::nn

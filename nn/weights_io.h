@@ -20,6 +20,10 @@ void save_weights(const Sequential& model, const std::string& path);
 // newer version, checksum mismatch, or a different model.
 void load_weights(Sequential& model, const std::string& path);
 
+// The same weights as a NumPy archive (datasets/npy.h), one array per parameter under its name:
+// np.load(path)["dense/kernel"]. For reading in Python; the engine itself reads save_weights'.
+void save_weights_npz(const Sequential& model, const std::string& path);
+
 // Whether `file` starts like a weights file (so another reader can say what it was given).
 bool is_weights_file(const Bytes& file);
 

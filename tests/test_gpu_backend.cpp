@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "core/device_services.h"
 #include "core/error.h"
@@ -77,6 +78,60 @@ TEST_CASE("graph replay computes exactly what the op-by-op step computes, partia
   }
   CHECK(graph.weights == eager.weights);
   CHECK(graph.history.epochs.back().loss < graph.history.epochs.front().loss);
+}
+
+namespace {
+
+// The cudaMalloc count after each epoch: re-recording the graph reuses the cached memory.
+struct Mallocs : nn::Callback {
+  std::vector<size_t> after_epoch;
+  void on_epoch_end(nn::FitControl&, const nn::EpochRecord&) override {
+    after_epoch.push_back(device_services(Device::cuda()).allocator().stats().system_allocations);
+  }
+};
+
+// Four epochs under a cosine schedule: a new rate every epoch.
+Run train_scheduled(bool use_graph, const std::shared_ptr<Mallocs>& mallocs) {
+  const Device gpu = Device::cuda();
+  const nn::Dataset data = random_data(gpu);
+  nn::Sequential model{nn::dense(64, Activation::Relu), nn::dropout(0.3f),
+                       nn::dense(4, Activation::Softmax)};
+  model.build({20}, gpu, 9);
+  model.compile(std::make_unique<nn::Adam>(), nn::Loss::SparseCategoricalCrossentropy);
+  std::ostringstream log;
+  nn::FitOptions options;
+  options.epochs = 4;
+  options.seed = 9;
+  options.use_graph = use_graph;
+  options.out = &log;
+  options.lr_schedule = nn::LearningRateSchedule::cosine(1e-5);
+  options.callbacks = {mallocs};
+  Run run;
+  run.history = model.fit(data, options);
+  run.weights = model.parameters().values.to_vector();
+  return run;
+}
+
+}  // namespace
+
+// A schedule changes the rate a recorded step holds (by value, in its update kernel): fit
+// records the step again at each new rate, and ends with the op-by-op weights, bit for bit.
+TEST_CASE("a learning-rate schedule with the graph: re-recorded per rate, the op-by-op weights") {
+  const auto graph_mallocs = std::make_shared<Mallocs>();
+  const Run graph = train_scheduled(true, graph_mallocs);
+  const Run eager = train_scheduled(false, std::make_shared<Mallocs>());
+  CHECK(graph.history.graph_replay);
+  CHECK(graph.history.graph_captures == 4);  // epoch 1's second step, then each epoch's new rate
+  CHECK(eager.history.graph_captures == 0);
+  REQUIRE(graph.history.epochs.size() == eager.history.epochs.size());
+  for (size_t e = 0; e < graph.history.epochs.size(); ++e) {
+    CHECK(graph.history.epochs[e].learning_rate == eager.history.epochs[e].learning_rate);
+    CHECK(graph.history.epochs[e].loss == eager.history.epochs[e].loss);
+  }
+  CHECK(graph.history.epochs[1].learning_rate < graph.history.epochs[0].learning_rate);
+  CHECK(graph.weights == eager.weights);
+  REQUIRE(graph_mallocs->after_epoch.size() == 4);
+  CHECK(graph_mallocs->after_epoch[3] == graph_mallocs->after_epoch[1]);
 }
 
 TEST_CASE("after the first epoch, training never reaches cudaMalloc") {

@@ -603,6 +603,54 @@ TEST_CASE("parity: binary_cross_entropy_forward and _backward, including clipped
   }
 }
 
+TEST_CASE("parity: mean_squared_error and mean_absolute_error, _forward and _backward") {
+  if (!gpu_or_skip()) return;
+  engine::Generator rng(44);
+  // (N, F) rows, and (N,): one output per sample, a warp per row with one busy lane.
+  std::vector<Shape> shapes = ROW_SHAPES;
+  shapes.push_back({1031});
+  for (const Shape& shape : shapes) {
+    const size_t rows = dim(shape, 0), cols = count(shape) / rows;
+    std::vector<float> p = uniform(rng, count(shape), -3.0f, 3.0f);
+    std::vector<float> t = uniform(rng, count(shape), -3.0f, 3.0f);
+    // Large predictions; d = 0 (MAE's gradient is 0 there), a whole row of them where there is
+    // more than one row (its loss is 0).
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (i % 29 == 7) p[i] *= 1000.0f;
+      if (i % 13 == 5 || (rows > 1 && i / cols == 1)) t[i] = p[i];
+    }
+    Pair pp = both(p, shape), pt = both(t, shape);
+    Pair dloss = random_pair(rng, {shape[0]}, -1.0f, 1.0f);
+    for (const bool squared : {true, false}) {
+      const std::string what = str(squared ? "mean_squared_error" : "mean_absolute_error", "_");
+      Pair loss = poisoned({shape[0]}), dp = poisoned(shape);
+      run_both([&](Side s) {
+        if (squared) {
+          raw::mean_squared_error_forward(pp.on(s), pt.on(s), loss.on(s));
+        } else {
+          raw::mean_absolute_error_forward(pp.on(s), pt.on(s), loss.on(s));
+        }
+      });
+      // A float sum of F non-negative terms (d^2 or |d|, each within 3U): at most (F + 3) U of
+      // the sum itself on the GPU, in any order, and the division by F one more; the CPU's
+      // double sum rounds once. Doubled: 2 (F + 4) U of the loss.
+      const double sum_rel = 2.0 * static_cast<double>(cols + 4) * U;
+      check_close(what + "forward " + name(shape), loss, {sum_rel, 0.0});
+      run_both([&](Side s) {
+        if (squared) {
+          raw::mean_squared_error_backward(pp.on(s), pt.on(s), dloss.on(s), dp.on(s));
+        } else {
+          raw::mean_absolute_error_backward(pp.on(s), pt.on(s), dloss.on(s), dp.on(s));
+        }
+      });
+      // MSE: dloss 2 d / F with d, the product and the quotient each rounded on the GPU (3U),
+      // once on the CPU (U). MAE: dloss sign(d) / F is one correctly rounded division on each
+      // side, the same bits; U leaves room for one rounding's difference.
+      check_close(what + "backward " + name(shape), dp, squared ? Tol{6 * U, 0.0} : Tol{U, 0.0});
+    }
+  }
+}
+
 // ---- dropout ------------------------------------------------------------------------------------
 
 TEST_CASE("parity: dropout_forward/backward drop the same elements on both devices") {

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # The same on all three systems.
 common="build-essential cmake ninja-build pkg-config ca-certificates libopenblas-openmp-dev
   doctest-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libjpeg-dev zlib1g-dev gnuplot-nox
-  dataset-fashion-mnist clang libomp-dev llvm npm"
+  dataset-fashion-mnist clang libomp-dev llvm npm python3-numpy"
 # fixture | expected packages beyond $common
 table="
 debian-12      | libclang-rt-dev

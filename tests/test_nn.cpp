@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "core/ops.h"
@@ -258,6 +259,112 @@ TEST_CASE("evaluate and predict agree; predict gives probabilities") {
   const nn::EvalResult result = model.evaluate(data, {16, false, nullptr});
   CHECK(result.samples == 50);
   CHECK(result.accuracy == doctest::Approx(correct / 50.0));
+}
+
+namespace {
+
+// y = 3x - 1 (and, with two outputs, also -2x + 0.5) plus noise uniform in [-0.05, 0.05], for
+// x uniform in [-1, 1]: x (n, 1), y (n,) or (n, 2).
+nn::Dataset linear_data(int64_t n, int64_t outputs, uint64_t seed) {
+  Generator rng(seed);
+  std::vector<float> x(static_cast<size_t>(n)), y;
+  for (float& v : x) v = 2.0f * rng.uniform() - 1.0f;
+  for (const float v : x) {
+    y.push_back(3.0f * v - 1.0f + 0.1f * (rng.uniform() - 0.5f));
+    if (outputs == 2) y.push_back(-2.0f * v + 0.5f + 0.1f * (rng.uniform() - 0.5f));
+  }
+  return {Tensor::from_vector(x, {n, 1}),
+          outputs == 2 ? Tensor::from_vector(y, {n, 2}) : Tensor::from_vector(y, {n})};
+}
+
+// Mean over the samples of the row means of (pred - y)^2 (squared) or |pred - y|, in double.
+double host_error(const std::vector<float>& pred, const std::vector<float>& y, size_t outputs,
+                  bool squared) {
+  double total = 0.0;
+  for (size_t i = 0; i < pred.size(); ++i) {
+    const double d = static_cast<double>(pred[i]) - static_cast<double>(y[i]);
+    total += squared ? d * d : std::fabs(d);
+  }
+  return total / static_cast<double>(outputs) / static_cast<double>(pred.size() / outputs);
+}
+
+}  // namespace
+
+TEST_CASE("regression losses: fit a noisy line, report mae in place of accuracy") {
+  struct Case {
+    nn::Loss loss;
+    int64_t outputs;
+  };
+  for (const Case c : {Case{nn::Loss::MeanSquaredError, 1}, Case{nn::Loss::MeanAbsoluteError, 2}}) {
+    const bool squared = c.loss == nn::Loss::MeanSquaredError;
+    const char* loss_name = squared ? "mean squared error" : "mean absolute error";
+    INFO(loss_name, ", outputs ", c.outputs);
+    const nn::Dataset train = linear_data(256, c.outputs, 4);
+    const std::vector<float> y = train.y.to_vector();
+    const size_t outputs = static_cast<size_t>(c.outputs);
+    nn::Sequential model{nn::dense(c.outputs)};
+    model.build({1}, Device::cpu(), 2);
+    model.compile(std::make_unique<nn::Adam>(0.05f), c.loss);
+
+    // The epoch's metric is summed over its steps: with one step of the whole set, it is the
+    // mae of the weights before that step, which predict() shows.
+    const std::vector<float> before = model.predict(train.x, 256).to_vector();
+    std::ostringstream log;
+    nn::FitOptions options;
+    options.out = &log;
+    options.batch_size = 256;
+    options.shuffle = false;
+    const nn::History first = model.fit(train, options);
+    const nn::EpochRecord& one = first.epochs.at(0);
+    CHECK(std::isnan(one.accuracy));
+    CHECK(one.mae == doctest::Approx(host_error(before, y, outputs, false)).epsilon(1e-5));
+    CHECK(one.loss == doctest::Approx(host_error(before, y, outputs, squared)).epsilon(1e-5));
+    if (!squared) CHECK(one.mae == one.loss);  // the MAE loss is its own metric
+
+    // Then train: the loss falls to the noise's (variance 0.1^2 / 12 ~ 8e-4, mean |noise|
+    // 0.025), and the progress line and validation say mae.
+    options.epochs = 60;
+    options.batch_size = 32;
+    options.shuffle = true;
+    options.validation = &train;
+    const nn::History history = model.fit(train, options);
+    const nn::EpochRecord& last = history.epochs.back();
+    CHECK(last.loss < (squared ? 2e-3 : 0.04));
+    CHECK(last.mae < 0.04);
+    CHECK(std::isnan(last.accuracy));
+    CHECK(std::isnan(last.val_accuracy));
+    // The line itself: at x = 0 and x = 1, -1 and 2 (and 0.5 and -1.5).
+    const Tensor ends_x = Tensor::from_vector({0.0f, 1.0f}, {2, 1});
+    const std::vector<float> ends = model.predict(ends_x).to_vector();
+    const std::vector<float> line = c.outputs == 2 ? std::vector<float>{-1.0f, 0.5f, 2.0f, -1.5f}
+                                                   : std::vector<float>{-1.0f, 2.0f};
+    REQUIRE(ends.size() == line.size());
+    for (size_t i = 0; i < ends.size(); ++i) CHECK(std::fabs(ends[i] - line[i]) < 0.05f);
+    const std::string text = log.str();
+    INFO(text);
+    CHECK(text.find(" - mae: ") != std::string::npos);
+    CHECK(text.find(" - val_mae: ") != std::string::npos);
+    CHECK(text.find("accuracy") == std::string::npos);
+
+    // evaluate() reports the same mae as the host's from predict(), and validation (after the
+    // last epoch, on the same set in the same batches) that very number.
+    const nn::EvalResult result = model.evaluate(train, {32, false, nullptr});
+    const std::vector<float> after = model.predict(train.x, 32).to_vector();
+    CHECK(std::isnan(result.accuracy));
+    CHECK(result.mae == doctest::Approx(host_error(after, y, outputs, false)).epsilon(1e-5));
+    CHECK(result.loss == doctest::Approx(host_error(after, y, outputs, squared)).epsilon(1e-5));
+    CHECK(last.val_mae == result.mae);
+    CHECK(last.val_loss == result.loss);
+  }
+
+  // Targets that do not match the outputs, or are not float, are refused.
+  nn::Sequential model{nn::dense(2)};
+  model.build({1}, Device::cpu(), 0);
+  model.compile(std::make_unique<nn::SGD>(), nn::Loss::MeanSquaredError);
+  CHECK_THROWS_AS(model.fit(linear_data(8, 1, 0), {}), Error);  // (8,) for 2 outputs
+  nn::Dataset ints = linear_data(8, 2, 0);
+  ints.y = Tensor::from_ints(std::vector<int32_t>(16, 0), {8, 2});
+  CHECK_THROWS_AS(model.evaluate(ints), Error);
 }
 
 TEST_CASE("compile and fit refuse what cannot work") {

@@ -591,6 +591,124 @@ TEST_CASE("sigmoid_binary_cross_entropy: finite and exact at logits of +-1000") 
   for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(expected[i]).epsilon(1e-6));
 }
 
+// ---- regression losses -----------------------------------------------------------------------
+
+namespace {
+
+// The shapes the per-sample regression losses are checked at: (N, F), and (N,) for one output.
+const std::vector<Shape> REGRESSION_SHAPES = {{3, 7}, {1, 1}, {33, 65}, {5, 1}, {1, 13}, {9}};
+
+// Per row of pred and target (rows = dim 0), the mean over its F outputs of term(pred - target).
+gradcheck::RefFn row_mean_ref(double (*term)(double)) {
+  return [term](const std::vector<Input>& in) {
+    const size_t rows = static_cast<size_t>(in[0].shape[0]);
+    const size_t cols = in[0].values.size() / rows;
+    std::vector<double> loss(rows, 0.0);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = r * cols; c < (r + 1) * cols; ++c) {
+        loss[r] += term(in[0].values[c] - in[1].values[c]);
+      }
+      loss[r] /= static_cast<double>(cols);
+    }
+    return loss;
+  };
+}
+
+double squared(double d) { return d * d; }
+double absolute(double d) { return std::fabs(d); }
+
+}  // namespace
+
+TEST_CASE("mean_squared_error: per-sample forward and gradient w.r.t. pred") {
+  engine::Generator rng(24);
+  for (const Shape& shape : REGRESSION_SHAPES) {
+    const size_t n = gradcheck::count(shape);
+    const std::vector<Input> inputs = {
+        gradcheck::floats(shape, gradcheck::uniform(rng, n, -2.0, 2.0)),
+        gradcheck::floats(shape, gradcheck::uniform(rng, n, -2.0, 2.0), /*differentiable=*/false)};
+    // The CPU works in double from the float inputs and rounds once: half an ulp of each loss
+    // and of each gradient element (w 2 d / F).
+    gradcheck::check(
+        "mean_squared_error " + shape_name(shape),
+        [](const std::vector<Tensor>& t) { return engine::mean_squared_error(t[0], t[1]); },
+        row_mean_ref(squared), inputs, Tolerance{FLT_EPS, FLT_EPS + FD_TOL});
+  }
+}
+
+TEST_CASE("mean_absolute_error: per-sample forward and gradient, away from the kink") {
+  engine::Generator rng(25);
+  for (const Shape& shape : REGRESSION_SHAPES) {
+    const size_t n = gradcheck::count(shape);
+    // Targets at least 0.05 from the prediction, so that a central difference (step ~1e-5)
+    // never straddles |d|'s kink at d = 0.
+    const std::vector<double> pred = gradcheck::uniform(rng, n, -2.0, 2.0);
+    std::vector<double> target = gradcheck::away_from_zero(rng, n, 0.05, 2.0);
+    for (size_t i = 0; i < n; ++i) {
+      target[i] = static_cast<double>(static_cast<float>(pred[i] + target[i]));
+    }
+    const std::vector<Input> inputs = {gradcheck::floats(shape, pred),
+                                       gradcheck::floats(shape, target, /*differentiable=*/false)};
+    // As for MSE: one rounding of a double result, w sign(d) / F for the gradient.
+    gradcheck::check(
+        "mean_absolute_error " + shape_name(shape),
+        [](const std::vector<Tensor>& t) { return engine::mean_absolute_error(t[0], t[1]); },
+        row_mean_ref(absolute), inputs, Tolerance{FLT_EPS, FLT_EPS + FD_TOL});
+  }
+}
+
+TEST_CASE("mean_squared_error and mean_absolute_error: hand-computed values and gradients") {
+  // Two samples of three outputs; d = pred - target = [0, 2, 2] and [-1, -2, 0].
+  const std::vector<float> pred = {1.0f, 2.0f, 3.0f, 0.0f, -1.0f, 0.5f};
+  const std::vector<float> target = {1.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.5f};
+  struct Case {
+    const char* name;
+    Tensor (*loss)(const Tensor&, const Tensor&);
+    std::vector<double> values, gradient;  // of sum(loss)
+  };
+  const std::vector<Case> cases = {
+      // (0 + 4 + 4) / 3, (1 + 4 + 0) / 3; gradient 2 d / 3.
+      {"mean_squared_error", engine::mean_squared_error, {8.0 / 3, 5.0 / 3},
+       {0.0, 4.0 / 3, 4.0 / 3, -2.0 / 3, -4.0 / 3, 0.0}},
+      // (0 + 2 + 2) / 3, (1 + 2 + 0) / 3; gradient sign(d) / 3, 0 where d = 0.
+      {"mean_absolute_error", engine::mean_absolute_error, {4.0 / 3, 1.0},
+       {0.0, 1.0 / 3, 1.0 / 3, -1.0 / 3, -1.0 / 3, 0.0}}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Tensor p = Tensor::from_vector(pred, {2, 3}).set_requires_grad(true);
+    const Tensor loss = c.loss(p, Tensor::from_vector(target, {2, 3}));
+    REQUIRE(loss.shape() == Shape{2});
+    const std::vector<float> l = loss.to_vector();
+    for (size_t i = 0; i < l.size(); ++i) {
+      CHECK(static_cast<double>(l[i]) == doctest::Approx(c.values[i]).epsilon(1e-7));
+    }
+    engine::sum(loss).backward();
+    const std::vector<float> g = p.grad().to_vector();
+    for (size_t i = 0; i < g.size(); ++i) {
+      CHECK(static_cast<double>(g[i]) == doctest::Approx(c.gradient[i]).epsilon(1e-7));
+    }
+  }
+  // A single output as (N,): one loss per element, (N,) as well.
+  const Tensor p1 = Tensor::from_vector({1.0f, -2.0f, 0.5f}, {3});
+  const Tensor t1 = Tensor::from_vector({0.0f, 1.0f, 0.5f}, {3});
+  CHECK(engine::mean_squared_error(p1, t1).to_vector() == std::vector<float>{1.0f, 9.0f, 0.0f});
+  CHECK(engine::mean_absolute_error(p1, t1).to_vector() == std::vector<float>{1.0f, 3.0f, 0.0f});
+  CHECK(engine::mean_squared_error(p1, t1).shape() == Shape{3});
+}
+
+TEST_CASE("mean_squared_error and mean_absolute_error refuse what has no per-sample loss") {
+  const Tensor a = Tensor::zeros({2, 3});
+  for (const auto loss : {engine::mean_squared_error, engine::mean_absolute_error}) {
+    const std::string msg = error_message([&] { loss(a, Tensor::zeros({3, 2})); });
+    INFO(msg);
+    CHECK(contains(msg, "(2, 3)"));
+    CHECK(contains(msg, "(3, 2)"));
+    CHECK_THROWS_AS(loss(a, Tensor::from_ints({0, 0, 0, 0, 0, 0}, {2, 3})), engine::Error);
+    CHECK_THROWS_AS(loss(Tensor::zeros({2, 3, 4}), Tensor::zeros({2, 3, 4})), engine::Error);
+    CHECK_THROWS_AS(loss(Tensor::zeros({}), Tensor::zeros({})), engine::Error);
+    CHECK_THROWS_AS(loss(Tensor::zeros({2, 0}), Tensor::zeros({2, 0})), engine::Error);
+  }
+}
+
 TEST_CASE("count_correct with float targets: a sigmoid head at threshold 0.5") {
   // Logits > 0 predict 1; a logit of exactly 0 (probability 0.5) predicts 0, like Keras' round.
   const Tensor logits = Tensor::from_vector({2.0f, -1.0f, 0.0f, 0.0f, -3.0f}, {5, 1});

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "core/binary_file.h"
 #include "core/device_services.h"
@@ -56,6 +58,9 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
   app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
   app.add_option("--save", o.save_path, "save the trained weights to this file");
+  app.add_option("--save-model", o.save_model_path,
+                 "save the trained model, its layers and weights, to this file (for "
+                 "nn::load_model)");
   CLI::Option* load =
       app.add_option("--load", o.load_path, "load weights from this file before training")
           ->check(CLI::ExistingFile);
@@ -90,6 +95,69 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
                "compute, device->host reads, validation, the rest) with device timers read after "
                "each epoch, print it per epoch with a bar and add it to --json")
       ->excludes(app.get_option("--profile"));
+
+  // Keras' habits (nn/callbacks.h).
+  app.add_option("--log-csv", o.log_csv,
+                 "write a row per epoch to this CSV file, as Keras' CSVLogger: epoch,loss,"
+                 "accuracy,val_loss,val_accuracy (mae for a regression loss, lr with "
+                 "--lr-schedule); on --resume, appended to");
+  CLI::Option* early = app.add_option("--early-stopping", o.early_stopping,
+                                      "stop once --monitor has not improved for this many "
+                                      "epochs (0: never)")
+                           ->check(CLI::Range(0, 100000));
+  app.add_option("--monitor", o.monitor,
+                 "what --early-stopping and --save-best watch: val_loss, loss, val_accuracy, "
+                 "accuracy, val_mae or mae (lower is better, but for accuracy)")
+      ->check(CLI::IsMember({"val_loss", "loss", "val_accuracy", "accuracy", "val_mae", "mae"}))
+      ->default_str("val_loss, or loss without validation data");
+  app.add_flag("--restore-best-weights", o.restore_best_weights,
+               "with --early-stopping: end with the weights of the epoch --monitor was best at")
+      ->needs(early);
+  app.add_option("--save-best", o.save_best_path,
+                 "save the model (a name ending in .weights: the weights) to this file whenever "
+                 "--monitor improves");
+  app.add_option("--lr-schedule", o.lr_schedule,
+                 "set the learning rate at each epoch's start: step:FACTOR:EVERY (times FACTOR "
+                 "every EVERY epochs) or cosine:MIN (from the rate down to MIN over --epochs)")
+      ->check([](const std::string& text) {
+        try {
+          parse_lr_schedule(text);
+          return std::string();
+        } catch (const UsageError& e) {
+          return std::string(e.what());
+        }
+      })
+      ->default_str("none");
+}
+
+nn::LearningRateSchedule parse_lr_schedule(const std::string& text) {
+  if (text.empty()) return {};
+  std::vector<std::string> parts{""};
+  for (const char c : text) {
+    if (c == ':') {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  // A whole number or a finite real, the whole field.
+  const auto real = [&](const std::string& field, double* value) {
+    char* end = nullptr;
+    *value = std::strtod(field.c_str(), &end);
+    return !field.empty() && *end == '\0' && std::isfinite(*value);
+  };
+  double factor = 0.0, every = 0.0, min_rate = 0.0;
+  if (parts[0] == "step" && parts.size() == 3 && real(parts[1], &factor) &&
+      real(parts[2], &every) && factor > 0.0 && factor <= 1.0 && every >= 1.0 &&
+      every == std::floor(every) && every <= 1e6) {
+    return nn::LearningRateSchedule::step(factor, static_cast<int>(every));
+  }
+  if (parts[0] == "cosine" && parts.size() <= 2 &&
+      (parts.size() == 1 || (real(parts[1], &min_rate) && min_rate >= 0.0))) {
+    return nn::LearningRateSchedule::cosine(min_rate);
+  }
+  throw UsageError("'" + text + "' is not step:FACTOR:EVERY (FACTOR in (0, 1], EVERY epochs "
+                   ">= 1) or cosine:MIN (MIN >= 0)");
 }
 
 bool nan_check_enabled(const CommonOptions& o, Device device) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/device.h"
+#include "nn/callbacks.h"
 
 namespace engine {
 class DeviceServices;
@@ -31,6 +32,7 @@ struct CommonOptions {
   int threads = 0;  // 0: OpenMP's default (all cores)
   std::string json_path;
   std::string save_path;
+  std::string save_model_path;  // --save-model: the architecture with the weights (nn/model_file.h)
   std::string load_path;
   std::string log_level = "info";
   bool profile = false;  // --profile: time every op on the device, print the table at the end
@@ -43,6 +45,13 @@ struct CommonOptions {
   std::string resume_path;      // --resume
   std::optional<bool> nan_check;  // --nan-check / --no-nan-check; unset: on on the CPU only
   bool breakdown = false;  // --breakdown: where each epoch's time went (nn/epoch_breakdown.h)
+  // Keras' habits (nn/callbacks.h):
+  std::string log_csv;         // --log-csv: a row per epoch
+  int early_stopping = 0;      // --early-stopping PATIENCE (0: off)
+  std::string monitor;         // --monitor; empty: val_loss, or loss where the app validates on nothing
+  bool restore_best_weights = false;  // --restore-best-weights
+  std::string save_best_path;  // --save-best
+  std::string lr_schedule;     // --lr-schedule step:FACTOR:EVERY | cosine[:MIN]; empty: none
 };
 
 // Registers the common flags of a training app, checkpoints and NaN checks included;
@@ -52,6 +61,10 @@ void add_common_flags(CLI::App& app, CommonOptions& options,
 // Only the flags of an app that trains nothing: --device, --cpu, --gpu, --tf32, --seed,
 // --threads, --json, --log-level, --profile, --sync-check (add_common_flags adds these too).
 void add_device_flags(CLI::App& app, CommonOptions& options);
+
+// --lr-schedule's text: "step:FACTOR:EVERY" (the rate times FACTOR every EVERY epochs) or
+// "cosine:MIN" ("cosine": MIN 0); empty: none. Throws UsageError for anything else.
+nn::LearningRateSchedule parse_lr_schedule(const std::string& text);
 
 // Whether fit checks every step for NaN and Inf: --nan-check / --no-nan-check, else on the
 // CPU only (on the GPU the check synchronises every step).

@@ -17,6 +17,7 @@
 #include "core/tensor.h"
 #include "nn/checkpoint.h"
 #include "nn/memory_estimate.h"
+#include "nn/model_file.h"
 #include "nn/weights_io.h"
 
 namespace engine::apps {
@@ -148,6 +149,8 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
                             {"loss", e.loss},
                             {"accuracy", e.accuracy},
                             {"data_wait_seconds", e.data_wait_seconds}};
+    if (!std::isnan(e.mae)) epoch["mae"] = e.mae;  // a regression loss's metric
+    if (!std::isnan(e.learning_rate)) epoch["learning_rate"] = e.learning_rate;
     if (e.warmup_steps > 0 || e.steady_steps > 0) {  // an epoch this process ran steps of
       epoch["warmup_steps"] = e.warmup_steps;
       epoch["warmup_seconds"] = e.warmup_seconds;
@@ -157,6 +160,7 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
     if (!std::isnan(e.val_loss)) {
       epoch["val_loss"] = e.val_loss;
       epoch["val_accuracy"] = e.val_accuracy;
+      if (!std::isnan(e.val_mae)) epoch["val_mae"] = e.val_mae;
       epoch["val_seconds"] = e.val_seconds;
     }
     if (e.memory) epoch["memory"] = memory_json(*e.memory);
@@ -164,6 +168,8 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
     epochs.push_back(epoch);
   }
   record["epochs_run"] = epochs;
+  record["stopped_early"] = history.stopped_early;  // --early-stopping (nn/callbacks.h)
+  if (history.best_epoch > 0) record["best_epoch"] = history.best_epoch;
   record["final_loss"] =
       history.epochs.empty() ? nlohmann::json(nullptr) : nlohmann::json(history.epochs.back().loss);
   const AllocatorStats memory = device_services(device).allocator().stats();
@@ -203,6 +209,17 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.validation = plan.validation;
   fit.use_graph = plan.use_graph;
   fit.breakdown = options.breakdown;
+  // Keras' habits (nn/callbacks.h); --monitor's default needs validation data to mean val_loss.
+  const std::string monitor =
+      !options.monitor.empty() ? options.monitor : plan.validation ? "val_loss" : "loss";
+  fit.log_csv = options.log_csv;
+  if (options.early_stopping > 0) {
+    fit.early_stopping = nn::EarlyStopping{monitor, options.early_stopping, 0.0,
+                                           options.restore_best_weights};
+  }
+  fit.save_best.path = options.save_best_path;
+  fit.save_best.monitor = monitor;
+  fit.lr_schedule = parse_lr_schedule(options.lr_schedule);
   return fit;
 }
 
@@ -253,6 +270,7 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
     std::cout << "Loaded weights from " << options.load_path << "\n";
   }
   if (options.learning_rate > 0.0f) plan.optimizer->set_learning_rate(options.learning_rate);
+  const nn::Loss plan_loss = plan.loss;
   model.compile(std::move(plan.optimizer), plan.loss);
   std::optional<nn::TrainingState> resume;
   if (!options.resume_path.empty()) {
@@ -290,16 +308,21 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
   run.total_seconds = seconds_since(start);
 
   const nn::EvalResult& result = run.result;
-  // "Test accuracy: A - test loss: L", or loss first, or another set's name.
+  // "Test accuracy: A - test loss: L", or loss first, or another set's name; a regression
+  // loss's metric is its mean absolute error ("Test mae: M"), its accuracy NaN.
   const char* name = plan.test_name.c_str();
   std::string lower = plan.test_name;
   if (!lower.empty()) lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
+  const bool mae = nn::is_regression(plan_loss);
+  const char* metric = mae ? "mae" : "accuracy";
+  const double value = mae ? result.mae : result.accuracy;
+  const char* samples = mae ? "samples" : "images";
   if (plan.loss_first) {
-    std::printf("%s loss: %.4f - %s accuracy: %.4f (%lld images)\n", name, result.loss,
-                lower.c_str(), result.accuracy, static_cast<long long>(result.samples));
+    std::printf("%s loss: %.4f - %s %s: %.4f (%lld %s)\n", name, result.loss, lower.c_str(),
+                metric, value, static_cast<long long>(result.samples), samples);
   } else {
-    std::printf("%s accuracy: %.4f - %s loss: %.4f (%lld images)\n", name, result.accuracy,
-                lower.c_str(), result.loss, static_cast<long long>(result.samples));
+    std::printf("%s %s: %.4f - %s loss: %.4f (%lld %s)\n", name, metric, value, lower.c_str(),
+                result.loss, static_cast<long long>(result.samples), samples);
   }
   if (!plan.article.empty()) {
     print_epoch_seconds(run.history, train.size(), options.batch_size, plan.article);
@@ -312,6 +335,10 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
   if (!options.save_path.empty()) {
     nn::save_weights(model, options.save_path);
     std::cout << "Saved weights to " << options.save_path << "\n";
+  }
+  if (!options.save_model_path.empty()) {
+    nn::save_model(model, options.save_model_path);
+    std::cout << "Saved the model to " << options.save_model_path << "\n";
   }
   return run;
 }
@@ -328,6 +355,7 @@ void write_run_json(const CommonOptions& options, Device device, const nn::Seque
   record_fit(record, device, run.history);
   record["test_loss"] = run.result.loss;
   record["test_accuracy"] = run.result.accuracy;
+  if (!std::isnan(run.result.mae)) record["test_mae"] = run.result.mae;  // a regression loss's
   record["train_seconds"] = run.train_seconds;
   record["total_seconds"] = run.total_seconds;
   write_json(options.json_path, record);

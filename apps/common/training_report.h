@@ -49,9 +49,10 @@ void print_epoch_seconds(const nn::History& history, int64_t train_samples, int6
 void print_step_report(Device device, const nn::History& history);
 
 // Adds the fit's fields to a --json record: epochs_run (seconds, steps, loss, accuracy, memory,
-// for the epochs this process ran warmup_steps, warmup_seconds, steady_steps, steady_seconds,
-// with validation data val_loss, val_accuracy, val_seconds, and with --breakdown the
-// breakdown, per epoch: apps/common/breakdown_report.h), final_loss, median_step_us and
+// for the epochs this process ran warmup_steps, warmup_seconds, steady_steps, steady_seconds
+// and learning_rate, with validation data val_loss, val_accuracy, val_seconds, and with
+// --breakdown the breakdown, per epoch: apps/common/breakdown_report.h), stopped_early and
+// with --early-stopping best_epoch, final_loss, median_step_us and
 // median_step_after_warmup (MedianStep), graph_replay, kernels_per_step, capture_seconds,
 // peak_device_bytes, system_allocations.
 void record_fit(nlohmann::json& record, Device device, const nn::History& history);

@@ -42,7 +42,9 @@ void Checkpoints::save_mid_epoch(int64_t done) {
 
 void Checkpoints::after_epoch(int signal) {
   const int every = run_.options.checkpoint_every;
-  const bool due = every > 0 && (run_.epoch % every == 0 || run_.epoch == run_.options.epochs);
+  // The run's last epoch: `epochs`, or where early stopping or a callback stopped it.
+  const bool last = run_.epoch == run_.options.epochs || run_.stop_training;
+  const bool due = every > 0 && (run_.epoch % every == 0 || last);
   if (!enabled_ || (!due && signal == 0)) return;
   TrainingState state = at_epoch_start_;
   state.epoch = run_.epoch + 1;

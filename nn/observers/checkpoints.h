@@ -1,5 +1,6 @@
 // Checkpoints during fit() (FitOptions::checkpoint_path): after every `checkpoint_every`
-// epochs and the last, and where a signal stops the run, mid-epoch or after one. Each holds
+// epochs and the last (`epochs`, or where early stopping or a callback stopped the run), and
+// where a signal stops the run, mid-epoch or after one. Each holds
 // the model, the settings that shaped the batches and masks, the source's state before the
 // epoch, the epoch's running sums and time, and the history (nn/checkpoint.h).
 #pragma once

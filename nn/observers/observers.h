@@ -2,6 +2,7 @@
 // fit() calls them in the order of this header, which is the order their output and their
 // fields of the epoch's record need.
 #pragma once
+#include <fstream>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -71,5 +72,102 @@ class MemoryRecord final : public FitObserver {
  public:
   void epoch_finished(FitRun& run, EpochRecord& record) override;
 };
+
+// ---- Keras' habits (nn/callbacks.h): fit() adds each only where FitOptions asks for it ------
+
+// FitOptions::lr_schedule: sets the optimizer's rate at each epoch's start, from its rate
+// when fit started.
+class LearningRateScheduler final : public FitObserver {
+ public:
+  explicit LearningRateScheduler(FitRun& run);
+  void epoch_started(FitRun& run) override;
+
+ private:
+  double initial_;  // lr0
+};
+
+// FitOptions::log_csv: a row per epoch (Keras' CSVLogger), flushed as it is written.
+class CsvLogger final : public FitObserver {
+ public:
+  // Starts the file: its header, or on a resumed run the rows of the epochs the checkpoint
+  // holds, to append to.
+  explicit CsvLogger(FitRun& run);
+  void epoch_finished(FitRun& run, EpochRecord& record) override;
+
+ private:
+  std::string path_;
+  std::string header_;
+  bool schedule_;  // an lr column
+  std::ofstream file_;
+};
+
+// The best value of a monitored metric so far (nn/callbacks.h's monitored_value), for early
+// stopping and saving the best model. On a resumed run, its users show it the checkpoint's
+// records first (a value those do not keep, such as mae, is NaN there and left out).
+class Monitor {
+ public:
+  // Checks `name` and that this run measures it (`who` uses it: "early stopping").
+  Monitor(const FitRun& run, std::string name, double min_delta, const char* who);
+  // Whether the epoch's value beats the best by more than min_delta; it is then the best. A
+  // NaN (not measured, diverged) never does.
+  bool improved(const EpochRecord& record);
+  const std::string& name() const { return name_; }
+  double best() const { return best_; }
+  int best_epoch() const { return best_epoch_; }  // 0: none yet
+
+ private:
+  std::string name_;
+  double min_delta_;
+  bool lower_is_better_;
+  double best_;
+  int best_epoch_ = 0;
+};
+
+// FitOptions::save_best: the model (or its weights) whenever its monitor improves.
+class BestModelSaver final : public FitObserver {
+ public:
+  explicit BestModelSaver(FitRun& run);
+  void epoch_finished(FitRun& run, EpochRecord& record) override;
+
+ private:
+  Monitor monitor_;
+};
+
+// FitOptions::early_stopping: stops the run once its monitor stopped improving for `patience`
+// epochs; with restore_best_weights, ends it with the best epoch's weights (a copy on the
+// device, taken at each improvement).
+class EarlyStopper final : public FitObserver {
+ public:
+  explicit EarlyStopper(FitRun& run);
+  void epoch_finished(FitRun& run, EpochRecord& record) override;
+  void train_finished(FitRun& run) override;
+
+ private:
+  EarlyStopping settings_;
+  Monitor monitor_;
+  int wait_ = 0;           // epochs since the last improvement
+  bool stopped_ = false;   // whether this observer stopped the run
+  Tensor best_weights_;    // a copy of the parameters, with restore_best_weights
+  int weights_epoch_ = 0;  // the epoch best_weights_ holds (0: none)
+};
+
+// FitOptions::callbacks: the user's hooks, in the list's order, after fit's own observers.
+class UserCallbacks final : public FitObserver {
+ public:
+  explicit UserCallbacks(FitRun& run);
+  void epoch_started(FitRun& run) override;
+  void step_finished(FitRun& run, int64_t done, int64_t count) override;
+  void epoch_finished(FitRun& run, EpochRecord& record) override;
+  void train_finished(FitRun& run) override;
+
+ private:
+  FitControl control_;
+};
+
+// Where fit's own observers print (FitOptions::out, std::cout when null), or nullptr when
+// FitOptions::verbose is off.
+std::ostream* fit_output(const FitOptions& options);
+// A monitored value as the messages show it: 4 decimals, or 4 significant digits below 0.001.
+std::string format_monitored(double value);
 
 }  // namespace engine::nn

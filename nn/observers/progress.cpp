@@ -21,16 +21,21 @@ void Progress::step_finished(FitRun& run, int64_t done, int64_t count) {
   (void)count;
   // Reading the metrics waits for the device: only when the line is due for a redraw.
   if (verbose_ && bar_->due(done)) {
-    const auto [loss, accuracy] = run.read_means();
-    bar_->update(done, metrics_of(loss, accuracy));
+    const auto [loss, metric] = run.read_means();
+    bar_->update(done, metrics_of(run.metric, loss, metric));
   }
 }
 
 void Progress::epoch_finished(FitRun& run, EpochRecord& record) {
   if (!verbose_) return;
+  // A regression loss's metric is the mean absolute error, shown as Keras names it: "mae".
+  const bool mae = run.metric == Metric::MeanAbsoluteError;
   Metrics extra;
-  if (run.options.validation) extra = {{"val_loss", record.val_loss}, {"val_accuracy", record.val_accuracy}};
-  bar_->finish(metrics_of(record.loss, record.accuracy), extra);
+  if (run.options.validation) {
+    extra = {{"val_loss", record.val_loss},
+             {mae ? "val_mae" : "val_accuracy", mae ? record.val_mae : record.val_accuracy}};
+  }
+  bar_->finish(metrics_of(run.metric, record.loss, mae ? record.mae : record.accuracy), extra);
 }
 
 void Progress::interrupted() {
