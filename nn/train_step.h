@@ -2,7 +2,10 @@
 //
 //   model.set_training_seed(seed);                  // dropout masks, as fit() would draw them
 //   RunningMetrics metrics(model.device());
-//   for (each batch) model.train_step(data, rows_of_the_batch, metrics);
+//   for (each batch) {
+//     model.train_step(data, rows_of_the_batch, metrics);
+//     metrics.samples += rows_in_the_batch;         // the host counts: a replayed graph cannot
+//   }
 //   metrics.loss(), metrics.accuracy(true)          // the epoch's means (reads the device)
 //   metrics.metric(Metric::MeanAbsoluteError)       // ... or a regression loss's "mae"
 //
