@@ -41,7 +41,7 @@ class GeluBlock final : public nn::Layer {
   Shape build(const Shape& input_shape) override {
     if (input_shape.size() != 1) throw Error("GeluBlock expects flat samples (F,)");
     width_ = input_shape[0];
-    return input_shape;
+    return {width_};
   }
 
   // The parameters to allocate, with their initialisation: Glorot-uniform W (its fans are F
