@@ -7,10 +7,14 @@ PATH, OUT_PREFIX.png/.svg and OUT_PREFIX_sizes.png/.svg. Rows that failed the be
 correctness check are left out."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
 from collections import defaultdict
+
+# Versions whose own kernel runs only A B^T (kernels/matmul/versions.cu).
+ABT_ONLY = ("v11_tf32_tma",)
 
 
 def main():
@@ -20,18 +24,25 @@ def main():
     rows = [r for r in csv.DictReader(open(path)) if r["ok"] == "1"]
     at_size = [r for r in rows if r["shape"] == f"{size}^3"]
     cublas = {r["version"]: float(r["gflops"]) / 1000 for r in at_size if r["version"].startswith("cublas")}
-    ladder = [r for r in at_size if r["version"].startswith("v")]
+    # A version that runs only A B^T itself (v11; its "N^3" rows, A B, are v9's kernel) is
+    # plotted from kernel_bench's "N^3 A B^T" rows, labelled so.
+    ladder = [dict(r) for r in at_size if r["version"].startswith("v") and r["version"] not in ABT_ONLY]
+    ladder += [dict(r, version=r["version"] + " (A B^T)") for r in rows
+               if r["shape"] == f"{size}^3 A B^T" and r["version"] in ABT_ONLY]
     curves = defaultdict(list)  # version -> [(n, GFLOP/s)]
     for r in rows:
-        if r["shape"].endswith("^3"):
+        if r["shape"].endswith("^3") and r["version"] not in ABT_ONLY:
             curves[r["version"]].append((int(r["shape"][:-2]), float(r["gflops"])))
+        elif r["shape"].endswith("^3 A B^T") and r["version"] in ABT_ONLY:
+            curves[r["version"] + " (A B^T)"].append((int(r["shape"][:-8]), float(r["gflops"])))
+    block = {v: "$" + re.sub(r"\W", "_", v) for v in curves}  # gnuplot datablock names
     base = os.path.basename(prefix)
     gp = [f"# From {path}: apps/kernel_bench at {size}^3 and over the square sizes.",
           "$ladder << EOD"]
     gp += [f"{i} \"{r['version']}\" {float(r['gflops']) / 1000:.2f}" for i, r in enumerate(ladder)]
     gp += ["EOD"]
     for v, pts in curves.items():
-        gp += [f"${v} << EOD"] + [f"{n} {g:.1f}" for n, g in sorted(pts)] + ["EOD"]
+        gp += [f"{block[v]} << EOD"] + [f"{n} {g:.1f}" for n, g in sorted(pts)] + ["EOD"]
     for term, ext in (("pngcairo size 900,520", "png"), ("svg size 900,520", "svg")):
         gp += [f"set terminal {term}", f"set output '{base}.{ext}'", "reset",
                "set termoption noenhanced",
@@ -48,7 +59,7 @@ def main():
                "set title 'SGEMM GFLOP/s over square sizes M = N = K'", "set logscale xy",
                "set xlabel 'n'", "set ylabel 'GFLOP/s'", "set grid", "set key outside right",
                "plot " + ", \\\n     ".join(
-                   f"${v} with linespoints lw {3 if v.startswith('cublas') or v.startswith('engine') else 1} title '{v}'"
+                   f"{block[v]} with linespoints lw {3 if v.startswith('cublas') or v.startswith('engine') else 1} title '{v}'"
                    for v in curves)]
     with open(prefix + ".gp", "w") as f:
         f.write("\n".join(gp) + "\n")

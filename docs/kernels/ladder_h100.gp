@@ -1,135 +1,139 @@
-# From docs/results/logs/2026-11-23_h100_kernel_bench.csv: apps/kernel_bench at 4096^3 and over the square sizes.
+# From kb.csv in docs/results/logs/2026-11-25_h100_kernel_bench.tgz: apps/kernel_bench at 4096^3 and over the square sizes.
 $ladder << EOD
-0 "v3_smem_tiling" 6.26
-1 "v4_blocktile_1d" 19.41
-2 "v5_blocktile_2d" 18.69
-3 "v6_vectorized" 36.94
-4 "v7_warptile" 39.75
-5 "v8_async_bigtile" 47.34
-6 "v9_tf32_mma" 136.30
-7 "v10_tf32_wgmma" 116.96
+0 "v3_smem_tiling" 6.24
+1 "v4_blocktile_1d" 19.38
+2 "v5_blocktile_2d" 18.59
+3 "v6_vectorized" 36.79
+4 "v7_warptile" 39.68
+5 "v8_async_bigtile" 47.14
+6 "v9_tf32_mma" 136.61
+7 "v10_tf32_wgmma" 115.72
+8 "v11_tf32_tma (A B^T)" 349.16
 EOD
 $cublas_fp32 << EOD
-128 960.9
-256 5214.2
-512 21178.0
-1024 39619.1
-2048 49969.4
-4096 51311.4
-8192 51651.2
+128 958.8
+256 5294.5
+512 21183.4
+1024 39757.6
+2048 48899.8
+4096 51312.6
+8192 50960.5
 EOD
 $cublas_tf32 << EOD
-128 1156.3
-256 6948.8
-512 37507.8
-1024 156249.0
-2048 359147.0
-4096 373605.0
-8192 405616.0
+128 1137.8
+256 6919.0
+512 37710.1
+1024 155435.0
+2048 359580.0
+4096 382387.0
+8192 409933.0
 EOD
 $engine << EOD
-128 1189.9
-256 5867.8
-512 12987.5
-1024 26542.0
-2048 36659.0
-4096 47997.0
-8192 47699.3
+128 1179.2
+256 6005.6
+512 12861.0
+1024 26300.7
+2048 36482.1
+4096 47935.4
+8192 47735.6
 EOD
 $engine_tf32 << EOD
-128 1191.0
-256 5864.5
-512 18802.2
-1024 56710.9
-2048 102417.0
-4096 136970.0
-8192 138745.0
+128 1181.9
+256 6000.4
+512 18689.1
+1024 56372.7
+2048 231425.0
+4096 307310.0
+8192 339584.0
 EOD
 $v1_naive << EOD
-128 59.3
-256 229.7
-512 491.5
-1024 495.8
-2048 489.7
+128 58.8
+256 229.0
+512 487.0
+1024 499.2
+2048 482.6
 EOD
 $v2_coalesced << EOD
-128 622.8
-256 2756.2
-512 6153.4
-1024 6282.4
-2048 6335.6
+128 617.5
+256 2739.6
+512 6104.1
+1024 6314.4
+2048 6286.0
 EOD
 $v3_smem_tiling << EOD
-128 586.2
-256 2544.5
-512 6097.9
-1024 6610.4
-2048 6705.4
-4096 6256.0
-8192 6340.1
+128 582.0
+256 2524.3
+512 6121.3
+1024 6641.8
+2048 6647.5
+4096 6235.3
+8192 6318.6
 EOD
 $v4_blocktile_1d << EOD
-128 317.0
-256 1335.3
-512 5387.1
-1024 16074.0
-2048 18702.4
-4096 19408.7
-8192 20039.4
+128 315.9
+256 1328.9
+512 5368.7
+1024 15898.8
+2048 18574.3
+4096 19384.7
+8192 20006.1
 EOD
 $v5_blocktile_2d << EOD
-128 260.9
-256 1059.3
-512 4205.7
-1024 13992.7
-2048 19138.4
-4096 18693.2
-8192 18257.3
+128 260.2
+256 1054.5
+512 4178.4
+1024 13794.2
+2048 19075.9
+4096 18594.8
+8192 18238.1
 EOD
 $v6_vectorized << EOD
-128 198.9
-256 852.6
-512 3576.3
-1024 14060.1
-2048 36410.4
-4096 36939.3
-8192 35317.0
+128 197.9
+256 853.2
+512 3576.1
+1024 13808.4
+2048 36506.9
+4096 36791.2
+8192 35636.2
 EOD
 $v7_warptile << EOD
-128 229.5
-256 1042.8
-512 4429.8
-1024 17458.1
-2048 38640.5
-4096 39751.3
-8192 41164.2
+128 226.8
+256 1041.1
+512 4404.7
+1024 17269.4
+2048 38690.6
+4096 39676.0
+8192 41478.9
 EOD
 $v8_async_bigtile << EOD
-128 156.4
-256 679.2
-512 2867.5
-1024 11454.0
-2048 46059.6
-4096 47335.8
-8192 47691.2
+128 155.2
+256 678.1
+512 2863.9
+1024 11370.5
+2048 46111.0
+4096 47143.0
+8192 47708.1
 EOD
 $v9_tf32_mma << EOD
-128 440.1
-256 2387.5
-512 11635.5
-1024 50512.9
-2048 116584.0
-4096 136301.0
-8192 137385.0
+128 435.0
+256 2403.6
+512 11655.7
+1024 50314.0
+2048 117144.0
+4096 136608.0
+8192 140450.0
 EOD
 $v10_tf32_wgmma << EOD
-128 498.2
-256 1815.7
-512 7964.9
-1024 33734.9
-2048 109076.0
-4096 116959.0
-8192 123752.0
+128 491.7
+256 1818.4
+512 7840.2
+1024 33168.0
+2048 109521.0
+4096 115717.0
+8192 123143.0
+EOD
+$v11_tf32_tma__A_B_T_ << EOD
+4096 349156.0
 EOD
 set terminal pngcairo size 900,520
 set output 'ladder_h100.png'
@@ -146,7 +150,7 @@ set key top left
 plot $ladder using 1:3:xtic(2) with boxes lc rgb '#3a6ea5' title 'ours', \
      $ladder using 1:3:(sprintf('%.1f', $3)) with labels offset 0,0.7 notitle, \
      51.31 with lines dt 2 lw 2 title 'cublas_fp32 (51.3)', \
-     373.61 with lines dt 2 lw 2 title 'cublas_tf32 (373.6)'
+     382.39 with lines dt 2 lw 2 title 'cublas_tf32 (382.4)'
 set output 'ladder_h100_sizes.png'
 reset
 set termoption noenhanced
@@ -169,7 +173,8 @@ plot $cublas_fp32 with linespoints lw 3 title 'cublas_fp32', \
      $v7_warptile with linespoints lw 1 title 'v7_warptile', \
      $v8_async_bigtile with linespoints lw 1 title 'v8_async_bigtile', \
      $v9_tf32_mma with linespoints lw 1 title 'v9_tf32_mma', \
-     $v10_tf32_wgmma with linespoints lw 1 title 'v10_tf32_wgmma'
+     $v10_tf32_wgmma with linespoints lw 1 title 'v10_tf32_wgmma', \
+     $v11_tf32_tma__A_B_T_ with linespoints lw 1 title 'v11_tf32_tma (A B^T)'
 set terminal svg size 900,520
 set output 'ladder_h100.svg'
 reset
@@ -185,7 +190,7 @@ set key top left
 plot $ladder using 1:3:xtic(2) with boxes lc rgb '#3a6ea5' title 'ours', \
      $ladder using 1:3:(sprintf('%.1f', $3)) with labels offset 0,0.7 notitle, \
      51.31 with lines dt 2 lw 2 title 'cublas_fp32 (51.3)', \
-     373.61 with lines dt 2 lw 2 title 'cublas_tf32 (373.6)'
+     382.39 with lines dt 2 lw 2 title 'cublas_tf32 (382.4)'
 set output 'ladder_h100_sizes.svg'
 reset
 set termoption noenhanced
@@ -208,4 +213,5 @@ plot $cublas_fp32 with linespoints lw 3 title 'cublas_fp32', \
      $v7_warptile with linespoints lw 1 title 'v7_warptile', \
      $v8_async_bigtile with linespoints lw 1 title 'v8_async_bigtile', \
      $v9_tf32_mma with linespoints lw 1 title 'v9_tf32_mma', \
-     $v10_tf32_wgmma with linespoints lw 1 title 'v10_tf32_wgmma'
+     $v10_tf32_wgmma with linespoints lw 1 title 'v10_tf32_wgmma', \
+     $v11_tf32_tma__A_B_T_ with linespoints lw 1 title 'v11_tf32_tma (A B^T)'
