@@ -73,19 +73,19 @@ void add_flags(CLI::App& app, Options& o) {
                  "a Dogs-vs-Cats tree (DIR/train/<class>, DIR/validation/<class>); default: a "
                  "synthetic one that datasets/make_dogs_cats writes into the work folder");
   app.add_option("--threads", o.threads, "CPU threads for our CPU runs and PyTorch's (0: all)")
-      ->check(CLI::Range(0, 4096));
+      ->check(apps::finite_in(0, 4096));
   app.add_option("--python", o.python, "the Python that runs the PyTorch reference scripts");
   app.add_flag("--no-pytorch", o.no_pytorch, "do not run the PyTorch reference scripts");
   app.add_option("--scripts-dir", o.scripts_dir, "the source tree's scripts/ folder");
   app.add_option("--child-timeout", o.child_timeout,
                  "seconds any one run may take (default: the plan's, ~4x its expected time)")
-      ->check(CLI::PositiveNumber)
+      ->check(apps::positive_number<double>())
       ->default_str("the plan's");
   app.add_option("--budget", o.budget,
                  "seconds for all the runs: none is started that would end later, at the pace so far "
                  "(default: 280 in the default setting, to end within 5 minutes; none with --quick "
                  "and --full; 0: none)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(apps::non_negative_number<double>())
       ->default_str("280; none with --quick, --full");
   app.add_flag("--no-plot", o.no_plot, "write the gnuplot scripts but do not run gnuplot");
   app.add_flag("--dry-run", o.dry_run, "print every command with its time limit and run nothing");

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--test-images", test_images,
                  "validate and evaluate on the first N test images only (0: all; validation "
                  "takes at most the first 1,000 either way), for quick runs")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
   app.footer(
       "--dataset auto (the default) trains on CIFAR-10 where scripts/fetch_data.sh unpacked it "
       "into DATA_DIR/cifar10/cifar-10-batches-bin, and on synthetic data of the same shape "

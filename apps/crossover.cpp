@@ -57,12 +57,12 @@ void add_flags(CLI::App& app, Options& o) {
       ->check(CLI::IsMember(workloads));
   app.add_option("--max-size", o.max_size,
                  "largest size of each sweep (n, width, channels or batch; default: all)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 40))
       ->default_str("all");
   app.add_flag("--quick", o.quick,
                "a short run: the smallest few sizes of each workload, at most 3 samples of ~0.5 ms");
   app.add_option("--batch-size", o.batch_size, "rows (dense) or images (conv) per step; mlp_step sweeps it")
-      ->check(CLI::Range(int64_t{1}, int64_t{65536}));
+      ->check(apps::finite_in(int64_t{1}, int64_t{65536}));
 }
 
 // A workload asked for and its sizes up to --max-size.

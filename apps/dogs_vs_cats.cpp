@@ -144,13 +144,13 @@ int main(int argc, char** argv) {
                     "(datasets/make_dogs_cats writes one)");
   app.add_option("--validation-steps", validation_steps,
                  "validation batches per epoch (0: every validation image, 800 / batch size)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
   app.add_option("--workers", workers,
                  "threads decoding and augmenting images (0: all cores but one, which the "
                  "training thread needs)")
-      ->check(CLI::Range(0, 1024));
+      ->check(apps::finite_in(0, 1024));
   app.add_option("--prefetch", prefetch, "batches prepared ahead of the training step")
-      ->check(CLI::Range(2, 64));
+      ->check(apps::finite_in(2, 64));
   app.add_flag("--cache", cache, "decode every image once and keep the pixels in memory");
   app.add_option("--augment-on", augment_on,
                  "where the random shear/zoom/flip runs: cpu (the workers) or gpu (a kernel on "
@@ -159,11 +159,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-augment", no_augment, "train on the images as they are (rescale only)");
   app.add_flag("--strict", strict, "stop at the first unreadable image instead of skipping it");
   app.add_option("--image-size", image_size, "side of the square the images are resized to")
-      ->check(CLI::Range(22, 1024));
+      ->check(apps::finite_in(22, 1024));
   app.add_option("--data-scaling", scaling,
                  "measure the loader alone for these worker counts (e.g. 1,2,4,8,16) and exit")
       ->delimiter(',')
-      ->check(CLI::Range(1, 1024));
+      ->check(apps::finite_in(1, 1024));
   app.add_option("--data-scaling-csv", scaling_csv, "write --data-scaling's table here");
   apps::add_no_graph_flag(app, no_graph);
   app.footer("Without Kaggle's photos, make a synthetic tree first: make_dogs_cats --out DIR "

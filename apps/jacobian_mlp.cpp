@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
   Options o;
   apps::add_device_flags(app, common);
   app.add_option("--val", o.val, "rows of the input t: 100 and 1000 in the article")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 20));
   app.add_option("--mode", o.mode,
                  "loop: one backward pass per output element (PyTorch's default); reverse: "
                  "batched vector-Jacobian products; forward: batched Jacobian-vector products; "
@@ -243,14 +243,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "fd", "loop", "reverse", "forward", "auto"}));
   app.add_option("--repeats", o.repeats,
                  "timed calls after the first, whose median is reported (0: the first call only)")
-      ->check(CLI::Range(0, 1000));
+      ->check(apps::finite_in(0, 1000));
   app.add_option("--memory-limit", o.memory_limit_mib,
                  "MiB for one chunk of directions (seeds, tangents); J itself is not counted")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 30));
   app.add_option("--max-loop-seconds", o.max_loop_seconds,
                  "the loop runs when its estimate is at most this; else it asks at a terminal, "
                  "or stops")
-      ->check(CLI::NonNegativeNumber);
+      ->check(apps::non_negative_number<double>());
   app.add_flag("--allow-slow", o.allow_slow, "run the loop whatever its estimate");
 
   return apps::run_app(app, argc, argv, [&]() {

@@ -369,9 +369,9 @@ int main(int argc, char** argv) {
   std::string csv_path, conv_csv_path, log_level = "warn";
   bool no_seed_shapes = false, include_slow = false, no_conv = false, conv_only = false;
   std::vector<std::string> only;
-  app.add_option("--sizes", sizes, "square sizes M = N = K")->check(CLI::Range(1, 16384));
+  app.add_option("--sizes", sizes, "square sizes M = N = K")->check(apps::finite_in(1, 16384));
   app.add_option("--abt-sizes", abt_sizes, "square sizes also run as A B^T (v11's native layout)")
-      ->check(CLI::Range(1, 16384));
+      ->check(apps::finite_in(1, 16384));
   app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
   app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
   app.add_option("--csv", csv_path, "also write the table as CSV here");

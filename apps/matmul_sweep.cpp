@@ -64,10 +64,10 @@ void add_flags(CLI::App& app, SweepOptions& o) {
   apps::add_sweep_flags(app, o);
   apps::accept_exponent_notation(
       app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...; 1e7 works)"))
-      ->check(CLI::Range(int64_t{100}, int64_t{1'000'000'000}));
+      ->check(apps::finite_in(int64_t{100}, int64_t{1'000'000'000}));
   app.add_option("--max-square", o.max_square,
                  "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
-      ->check(CLI::Range(int64_t{0}, int64_t{16384}));
+      ->check(apps::finite_in(int64_t{0}, int64_t{16384}));
 }
 
 // ---- devices -------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   apps::add_common_flags(app, options, {"mnist", "fashion", "synthetic"});
   app.add_option("--test-images", test_images,
                  "validate and evaluate on the first N test images only (0: all), for quick runs")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
   apps::add_no_graph_flag(app, no_graph);
 
   return apps::run_app(app, argc, argv, [&]() {

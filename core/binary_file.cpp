@@ -1,15 +1,19 @@
 #include "core/binary_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <random>
 #include <thread>
 
 #include "core/error.h"
@@ -121,36 +125,128 @@ struct Fd {
   }
 };
 
+// errno's text, for messages.
+std::string reason(int error) { return std::strerror(error); }
+
 void write_all(int fd, const char* data, size_t n, const std::string& path, int pause_ms) {
   constexpr size_t CHUNK = size_t{64} << 10;
   while (n > 0) {
     const ssize_t written = ::write(fd, data, n < CHUNK ? n : CHUNK);
     if (written < 0 && errno == EINTR) continue;  // a signal arrived: write the rest
-    ENGINE_CHECK(written > 0, path, ": write failed (disk full?)");
+    ENGINE_CHECK(written > 0, path, ": write failed (",
+                 written < 0 ? reason(errno) : std::string("no bytes written; disk full?"), ")");
     data += written;
     n -= static_cast<size_t>(written);
     if (pause_ms > 0 && n > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
   }
 }
 
+// What a non-regular file is, for the refusal.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string parent_of(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+// The file that writing `path` replaces: `path` itself, or, through symbolic links, the file
+// they point to (which need not exist yet). Throws for a device, FIFO, socket or directory.
+std::string file_to_replace(const std::string& path) {
+  std::string target = path;
+  for (int links = 0;; ++links) {
+    struct stat st;
+    if (::lstat(target.c_str(), &st) != 0) {
+      const int error = errno;
+      // Nothing there yet: created by the rename (a missing folder fails at the open).
+      if (error == ENOENT) return target;
+      throw Error(detail::concat(path, ": cannot check what is at ", target, " (", reason(error),
+                                 ")"));
+    }
+    if (S_ISREG(st.st_mode)) return target;
+    if (!S_ISLNK(st.st_mode)) {
+      if (target == path)
+        throw Error(detail::concat("refusing to replace ", path, ": it is ", kind_of(st.st_mode),
+                                   ", not a regular file"));
+      throw Error(detail::concat("refusing to replace ", path, ": it is a symbolic link to ",
+                                 target, ", which is ", kind_of(st.st_mode),
+                                 ", not a regular file"));
+    }
+    ENGINE_CHECK(links < 40, path, ": cannot resolve the symbolic link (",
+                 reason(ELOOP), ")");
+    std::vector<char> buf(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1);
+    const ssize_t length = ::readlink(target.c_str(), buf.data(), buf.size());
+    ENGINE_CHECK(length >= 0 && static_cast<size_t>(length) < buf.size(), path,
+                 ": cannot read the symbolic link ", target, " (",
+                 length < 0 ? reason(errno) : std::string("it changed while read"), ")");
+    const std::string next(buf.data(), static_cast<size_t>(length));
+    // A relative link is relative to the folder holding the link.
+    target = !next.empty() && next[0] == '/' ? next : parent_of(target) + "/" + next;
+  }
+}
+
+// Creates `target + ".tmp.XXXXXX"` exclusively (O_EXCL, mode 0644 less the umask), with six
+// random letters and digits; returns its descriptor and sets `tmp` to its name.
+int create_temporary(const std::string& path, const std::string& target, std::string& tmp) {
+  static const char letters[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 random{std::random_device{}() ^
+                                      (static_cast<uint64_t>(::getpid()) << 32) ^
+                                      std::hash<std::thread::id>{}(std::this_thread::get_id())};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = target + ".tmp.";
+    for (int i = 0; i < 6; ++i) tmp += letters[random() % (sizeof letters - 1)];
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) return fd;
+    const int error = errno;
+    if (error == EEXIST) continue;  // another writer's temporary: draw another name
+    // "cannot open for writing", as before unique temporaries, then why.
+    if (error == ENAMETOOLONG)
+      throw Error(detail::concat(path, ": cannot open for writing (", reason(error),
+                                 ": the name plus the 11-character temporary suffix .tmp.XXXXXX"
+                                 " is over the file system's limit)"));
+    throw Error(detail::concat(path, ": cannot open for writing (", reason(error), ")"));
+  }
+  throw Error(detail::concat(path, ": cannot open for writing (100 temporary names ", target,
+                             ".tmp.XXXXXX were taken)"));
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const char* data, size_t n, int pause_ms) {
-  const std::string tmp = path + ".tmp";
-  {
-    Fd file{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-    ENGINE_CHECK(file.fd >= 0, path, ": cannot open for writing");
-    write_all(file.fd, data, n, path, pause_ms);
-    // The data must be on disk before the rename makes it the file: otherwise a power cut
-    // could leave the new name pointing at blocks that were never written.
-    ENGINE_CHECK(::fsync(file.fd) == 0, path, ": write failed (fsync)");
+  const std::string target = file_to_replace(path);
+  std::string tmp;
+  Fd file{create_temporary(path, target, tmp)};
+  // Removes the temporary on every way out but success.
+  struct Remove {
+    const std::string& name;
+    bool armed = true;
+    ~Remove() {
+      if (armed) ::unlink(name.c_str());
+    }
+  } remove_tmp{tmp};
+  write_all(file.fd, data, n, path, pause_ms);
+  // The data must be on disk before the rename makes it the file: otherwise a power cut
+  // could leave the new name pointing at blocks that were never written.
+  ENGINE_CHECK(::fsync(file.fd) == 0, path, ": write failed (fsync: ", reason(errno), ")");
+  const int closed = ::close(file.fd);
+  file.fd = -1;
+  ENGINE_CHECK(closed == 0, path, ": write failed (close: ", reason(errno), ")");
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    throw Error(detail::concat(path, ": cannot rename ", tmp, " into place (", reason(error),
+                               ")"));
   }
-  ENGINE_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, path, ": cannot rename ", tmp,
-               " into place");
+  remove_tmp.armed = false;
   // And the rename itself, which lives in the directory. Some file systems cannot fsync a
   // directory; the file is whole either way, so a failure here is not an error.
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  Fd directory{::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  Fd directory{::open(parent_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (directory.fd >= 0) ::fsync(directory.fd);
 }
 

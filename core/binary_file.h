@@ -67,10 +67,27 @@ class ByteReader {
 // The whole file; throws engine::Error "<path>: cannot open <kind> file (missing or unreadable)".
 Bytes read_file(const std::string& path, const char* kind);
 
-// Writes `data` to `path + ".tmp"` (same directory), fsyncs it, renames it over `path` and
-// fsyncs the directory: a reader sees the old file or the new one, never a mix, even after
-// a crash or a power cut. `pause_ms` > 0 sleeps that long after every 64 KiB written: a hook
-// for the tests that kill a writer mid-write (tests/test_checkpoint_cli.sh).
+// Replaces the file at `path` with `data`, atomically: writes a temporary file of a unique
+// name, `FILE.tmp.XXXXXX`, created exclusively (O_EXCL) in FILE's directory, fsyncs it, renames
+// it over FILE and fsyncs the directory: a reader sees the old file or the new one, never a mix,
+// even after a crash or a power cut, and two writers of one path (two runs in one folder) never
+// share a temporary: the last rename wins and the file is always one writer's whole file.
+//
+// What may sit at `path` (checked with lstat before writing; throws engine::Error, one line):
+// - nothing, or a regular file: replaced;
+// - a device, FIFO, socket or directory: refused, naming the path and what it is ("refusing to
+//   replace /dev/null: it is a character device, not a regular file"), and left as it was;
+// - a symbolic link: resolved deliberately, link by link (at most 40): the file it points to is
+//   replaced (or created, for a dangling link whose folder exists) by a temporary in *that*
+//   file's folder, and the link itself is kept. A link to a device, FIFO, socket or directory is
+//   refused like the thing itself, naming both.
+// On any failure (open, write, fsync, rename) the temporary is removed and the error names the
+// path, the step and the system's reason (strerror); a name too long for the 11-character
+// suffix says so ("File name too long"). The call returns only after the rename succeeded, so a
+// caller's "saved" line that follows it is true. (Between the lstat and the rename another
+// process could put something else at the path; that race is not guarded against.)
+// `pause_ms` > 0 sleeps that long after every 64 KiB written: a hook for the tests that kill a
+// writer mid-write (tests/test_checkpoint_cli.sh).
 void write_file_atomically(const std::string& path, const char* data, size_t n, int pause_ms = 0);
 
 }  // namespace engine

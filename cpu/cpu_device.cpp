@@ -21,6 +21,11 @@ namespace {
 // 64-byte alignment: one cache line, and what AVX-512 loads like.
 constexpr size_t ALIGNMENT = 64;
 
+// The most threads the engine's team has, --threads' limit too. OMP_NUM_THREADS is libgomp's to
+// read: garbage ("abc", "0", "-3") it ignores with a warning, but a huge count (99999999) it
+// accepts, and its first parallel region of that size crashes (issue 24).
+constexpr int MAX_THREADS = 4096;
+
 // Timestamps on the host's steady clock, kept in the order they were recorded: a timer's id
 // is its index.
 class HostTimers final : public DeviceTimers {
@@ -61,7 +66,7 @@ CpuDevice::CpuDevice()
                  [](void* ptr) { std::free(ptr); }) {
   // Our OpenMP team parallelises sgemm (cpu/matmul.cpp), so OpenBLAS runs on one thread.
   // In OpenBLAS' OpenMP build this call also sets OpenMP's team size to 1: keep ours.
-  const int threads = omp_get_max_threads();
+  const int threads = num_threads();  // OMP_NUM_THREADS, at most MAX_THREADS
   openblas_set_num_threads(1);
   omp_set_num_threads(threads);
 }
@@ -145,7 +150,7 @@ void set_num_threads(int threads) {
   omp_set_num_threads(threads);  // OpenBLAS stays single-threaded: see cpu/matmul.cpp
 }
 
-int num_threads() { return omp_get_max_threads(); }
+int num_threads() { return std::min(omp_get_max_threads(), MAX_THREADS); }
 
 std::string blas_config() {
   const char* config = openblas_get_config();  // starts with "OpenBLAS <version>"

@@ -14,6 +14,12 @@ failures=0
 expect_status 2 "unknown flag" -- "$app" --no-such-flag
 expect_status 2 "unknown device" -- "$app" --devices cpu,tpu
 expect_status 2 "--quick with --full" -- "$app" --quick --full
+# Issue 24: NaN and infinity are no number of seconds.
+for value in nan inf -1; do
+  expect_status 2 "--budget $value" -- "$app" --budget "$value" --dry-run
+  expect_text "$tmp/err" "--budget: Value $value not in range"
+  expect_status 2 "--child-timeout $value" -- "$app" --child-timeout "$value" --dry-run
+done
 if no_gpu; then expect_status 2 "--devices gpu without a usable GPU" -- "$app" --devices gpu --dry-run; fi
 expect_status 0 "--help" -- "$app" --help
 

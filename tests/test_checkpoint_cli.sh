@@ -86,7 +86,8 @@ expect_status 2 "--learning-rate 0" -- train --learning-rate 0
 # ---- 2 epochs + --resume to 4 equals 4 straight --------------------------------------------
 straight_to 4
 expect_status 0 "2 epochs with --checkpoint" -- train --epochs 2 --checkpoint "$tmp/two.ckpt"
-[ -f "$tmp/two.ckpt" ] && [ ! -e "$tmp/two.ckpt.tmp" ] || fail "no checkpoint, or a stray .tmp"
+[ -f "$tmp/two.ckpt" ] && [ -z "$(compgen -G "$tmp/two.ckpt.tmp*")" ] ||
+  fail "no checkpoint, or a stray .tmp"
 expect_status 0 "--resume to 4 epochs" -- train --epochs 4 --resume "$tmp/two.ckpt" \
   --save "$tmp/resumed.weights" --json "$tmp/resumed.json"
 expect_text "$tmp/out" "Resuming from $tmp/two.ckpt after epoch 2" "Epoch 3/4" "Epoch 4/4"
@@ -135,17 +136,20 @@ interrupt TERM 143 mnist_mlp.ckpt "$tmp/term" --
 # ---- kill -9 in the middle of a checkpoint write --------------------------------------------
 # Each 64 KiB of a checkpoint write pauses 40 ms (a test hook): the ~1.2 MB file takes ~0.8 s,
 # and the run is killed while the second one is half-written.
-mid_write() { [ -f "$tmp/nine.ckpt" ] && [ -f "$tmp/nine.ckpt.tmp" ]; }
+# The writer's temporary has a unique name, nine.ckpt.tmp.XXXXXX (core/binary_file.h).
+half_written() { compgen -G "$tmp/nine.ckpt.tmp.*" | head -n 1; }
+mid_write() { [ -f "$tmp/nine.ckpt" ] && [ -n "$(half_written)" ]; }
 in_background "$tmp" -- env ENGINE_TEST_CHECKPOINT_WRITE_DELAY_MS=40 "$app" --data-dir "$data" \
   --steps-per-epoch 20 --threads 1 --epochs 100000 --checkpoint "$tmp/nine.ckpt"
 if wait_for mid_write; then
   kill -9 "$pid"
   wait "$pid" 2> /dev/null  # (the shell's "Killed" notice)
   echo "ok: killed with -9 during a checkpoint write"
-  [ "$(stat -c %s "$tmp/nine.ckpt.tmp")" -lt "$(stat -c %s "$tmp/nine.ckpt")" ] ||
+  half=$(half_written)
+  [ "$(stat -c %s "$half")" -lt "$(stat -c %s "$tmp/nine.ckpt")" ] ||
     fail "the write was not interrupted (the .tmp file is whole)"
   refused "the half-written file is refused" "checksum mismatch" -- \
-    train --epochs 2 --resume "$tmp/nine.ckpt.tmp"
+    train --epochs 2 --resume "$half"
   expect_status 0 "the previous checkpoint loads and resumes" -- train --epochs 3 \
     --resume "$tmp/nine.ckpt" --save "$tmp/nine.weights"
   epochs=$(epochs_to_finish "$tmp/out")

@@ -19,6 +19,26 @@ expect_status 2 "unknown dataset" -- "$app" --dataset cifar
 expect_status 2 "bad log level" -- "$app" --log-level loud
 expect_status 2 "--cpu with --gpu" -- "$app" --cpu --gpu
 expect_status 2 "--load of a missing file" -- "$app" --load "$tmp/missing.weights"
+# Values that slip through a check made on another type (issue 24): each is refused in one line
+# that names the flag and the value, before any work.
+for lr in nan inf -inf 1e39 -1 0; do
+  expect_status 2 "--learning-rate $lr" -- "$app" --data-dir "$data" --epochs 1 --steps-per-epoch 2 \
+    --learning-rate "$lr"
+  expect_text "$tmp/err" "--learning-rate: Value $lr not in range"
+done
+for seed in -1 18446744073709551616; do
+  expect_status 2 "--seed $seed" -- "$app" --data-dir "$data" --epochs 1 --steps-per-epoch 2 --seed "$seed"
+  expect_text "$tmp/err" "--seed: Value $seed not in range"
+done
+expect_status 2 "--batch-size beyond 64 bits" -- "$app" --batch-size 99999999999999999999
+expect_status 0 "--seed 18446744073709551615, the largest" -- "$app" --data-dir "$data" --epochs 1 \
+  --steps-per-epoch 2 --threads 1 --seed 18446744073709551615
+# Environment variables read by libraries: OpenMP's thread count, garbage or absurd, neither
+# crashes the app nor changes the exit status (libgomp ignores what it cannot parse).
+for threads in abc 0 -3 99999999; do
+  expect_status 0 "OMP_NUM_THREADS=$threads" -- env OMP_NUM_THREADS="$threads" "$app" \
+    --data-dir "$data" --epochs 1 --steps-per-epoch 2
+done
 if no_gpu; then
   expect_status 2 "--gpu without a usable GPU" -- "$app" --gpu --data-dir "$data"
   expect_status 2 "--device cudnn without a usable GPU" -- "$app" --device cudnn --data-dir "$data"

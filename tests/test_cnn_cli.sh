@@ -17,6 +17,11 @@ expect_status 2 "unknown flag" -- "$app" --no-such-flag
 expect_status 2 "batch size 0" -- "$app" --batch-size 0
 expect_status 2 "negative epochs" -- "$app" --epochs -1
 expect_status 2 "negative --test-images" -- "$app" --test-images -1
+# Issue 24: NaN, infinity and a float's overflow are refused as the type the flag is stored in.
+expect_status 2 "--learning-rate nan" -- "$app" --learning-rate nan
+expect_status 2 "--learning-rate 1e39 (infinity as a float)" -- "$app" --learning-rate 1e39
+expect_status 2 "--seed -1" -- "$app" --seed -1
+expect_status 2 "--test-images beyond 64 bits" -- "$app" --test-images 99999999999999999999
 expect_status 2 "unknown device" -- "$app" --device tpu
 expect_status 2 "unknown dataset" -- "$app" --dataset imagenet
 expect_status 2 "--cpu with --gpu" -- "$app" --cpu --gpu

@@ -18,6 +18,8 @@ expect_status 2 "--max-size 0" -- "$app" --max-size 0
 expect_status 2 "--max-size below the whole sweep" -- "$app" --cpu --workload matmul --max-size 8
 expect_status 2 "--repeats 0" -- "$app" --repeats 0
 expect_status 2 "--batch-size 0" -- "$app" --batch-size 0
+expect_status 2 "--seed -1 (issue 24: no wrap to 2^64 - 1)" -- "$app" --seed -1 --quick --cpu
+expect_status 2 "--seed beyond 64 bits" -- "$app" --seed 18446744073709551616 --quick --cpu
 if no_gpu; then expect_status 2 "--gpu without a usable GPU" -- "$app" --gpu --quick; fi
 expect_status 0 "--help" -- "$app" --help
 

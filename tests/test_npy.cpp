@@ -339,7 +339,7 @@ TEST_CASE("npy: writing refuses an undefined tensor and a path it cannot write")
         "cannot write NumPy file " + path + ": the tensor is undefined");
   const std::string nowhere = dir.file("no/such/dir/x.npy");
   CHECK(error_of([&] { write_npy(nowhere, Tensor::from_vector({1}, {1})); }) ==
-        nowhere + ": cannot open for writing");
+        nowhere + ": cannot open for writing (No such file or directory)");
 }
 
 TEST_CASE("npz: a stored ZIP of name.npy members, each the .npy bytes, with CRC-32s") {

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -31,9 +33,10 @@ void add_device_flags(CLI::App& app, CommonOptions& o) {
   app.add_flag("--tf32", o.tf32,
                "GPU matmuls (and cuDNN convolutions) on TF32 tensor cores: faster, ~1e-3 "
                "relative error (default FP32, as the articles)");
-  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout");
+  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout")
+      ->check(any_number<uint64_t>());
   app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
-      ->check(CLI::Range(0, 4096));
+      ->check(finite_in(0, 4096));
   app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
   app.add_flag("--profile", o.profile,
                "time every op on the device (CUDA events; no CUDA graph) and print a table at "
@@ -49,12 +52,12 @@ void add_device_flags(CLI::App& app, CommonOptions& o) {
 void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::string>& datasets) {
   add_device_flags(app, o);
   app.add_option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
-      ->check(CLI::Range(0, 100000));
+      ->check(finite_in(0, 100000));
   app.add_option("--batch-size", o.batch_size, "samples per training step")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+      ->check(finite_in(int64_t{1}, int64_t{1} << 20));
   app.add_option("--steps-per-epoch", o.steps_per_epoch,
                  "cut every epoch short after this many steps (0: the whole set)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(finite_in(int64_t{0}, int64_t{1} << 40));
   app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
   app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
   app.add_option("--save", o.save_path, "save the trained weights to this file");
@@ -66,7 +69,7 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
           ->check(CLI::ExistingFile);
   app.add_option("--learning-rate,--lr", o.learning_rate,
                  "the optimizer's learning rate (default: the article's, Keras' default)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number<float>())
       ->default_str("the article's");
 
   o.app_name = app.get_name();
@@ -76,7 +79,7 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
       "--checkpoint-every epochs and after the last, atomically; Ctrl-C saves one too");
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "epochs between checkpoints (default 1; needs --checkpoint)")
-      ->check(CLI::Range(1, 100000))
+      ->check(finite_in(1, 100000))
       ->needs(checkpoint);
   app.add_option("--resume", o.resume_path,
                  "go on from this checkpoint to --epochs, as if never stopped (same --seed, "
@@ -104,7 +107,7 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   CLI::Option* early = app.add_option("--early-stopping", o.early_stopping,
                                       "stop once --monitor has not improved for this many "
                                       "epochs (0: never)")
-                           ->check(CLI::Range(0, 100000));
+                           ->check(finite_in(0, 100000));
   app.add_option("--monitor", o.monitor,
                  "what --early-stopping and --save-best watch: val_loss, loss, val_accuracy, "
                  "accuracy, val_mae or mae (lower is better, but for accuracy)")
@@ -215,6 +218,61 @@ CLI::Option* accept_exponent_notation(CLI::Option* option) {
     return std::to_string(static_cast<long long>(value));
   });
 }
+
+namespace detail {
+namespace {
+
+// strtoll/strtoull in base 0, as CLI11 converts; false where CLI11 would saturate, wrap a
+// negative into an unsigned, or stop before the text's end.
+template <typename T>
+bool parse_integer(const std::string& text, T* value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  if constexpr (std::is_unsigned_v<T>) {
+    if (text[0] == '-') return false;
+    const unsigned long long parsed = std::strtoull(text.c_str(), &end, 0);
+    if (errno == ERANGE || parsed > std::numeric_limits<T>::max()) return false;
+    *value = static_cast<T>(parsed);
+  } else {
+    const long long parsed = std::strtoll(text.c_str(), &end, 0);
+    if (errno == ERANGE || parsed < std::numeric_limits<T>::lowest() ||
+        parsed > std::numeric_limits<T>::max()) {
+      return false;
+    }
+    *value = static_cast<T>(parsed);
+  }
+  return *end == '\0';
+}
+
+// strtold then a cast to T, as CLI11 converts; false for NaN and for anything T holds only as
+// infinity (1e39 as a float).
+template <typename T>
+bool parse_real(const std::string& text, T* value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  const long double parsed = std::strtold(text.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(parsed) ||
+      std::fabs(parsed) > static_cast<long double>(std::numeric_limits<T>::max())) {
+    return false;
+  }
+  *value = static_cast<T>(parsed);
+  return std::isfinite(*value);
+}
+
+}  // namespace
+
+bool parse_number(const std::string& text, int* value) { return parse_integer(text, value); }
+bool parse_number(const std::string& text, long* value) { return parse_integer(text, value); }
+bool parse_number(const std::string& text, long long* value) { return parse_integer(text, value); }
+bool parse_number(const std::string& text, unsigned long* value) { return parse_integer(text, value); }
+bool parse_number(const std::string& text, unsigned long long* value) {
+  return parse_integer(text, value);
+}
+bool parse_number(const std::string& text, float* value) { return parse_real(text, value); }
+bool parse_number(const std::string& text, double* value) { return parse_real(text, value); }
+
+}  // namespace detail
 
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   show_defaults_in_help(app);

@@ -12,13 +12,13 @@ void add_sweep_flags(CLI::App& app, SweepOptions& o) {
   app.add_flag("--cpu", o.cpu, "the CPU only (with --gpu: the CPU and the GPU)");
   app.add_flag("--gpu", o.gpu, "the engine's GPU kernels only (with --cpu: both)");
   app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
-      ->check(CLI::Range(0, 4096));
-  app.add_option("--seed", o.seed, "seed of the random operands");
+      ->check(finite_in(0, 4096));
+  app.add_option("--seed", o.seed, "seed of the random operands")->check(any_number<uint64_t>());
   app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
   app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--repeats", o.repeats, "timed samples per measurement (the median is reported)")
-      ->check(CLI::Range(1, 1000));
+      ->check(finite_in(1, 1000));
   app.add_option("--csv", o.csv_path, "CSV of every measurement; the .gp script goes next to it");
   app.add_flag("--no-plot", o.no_plot, "write the gnuplot script but do not run gnuplot");
 }
