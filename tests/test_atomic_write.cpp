@@ -3,6 +3,9 @@
 // one path; a failed write leaves none behind).
 #include <doctest/doctest.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -122,7 +125,12 @@ TEST_CASE("atomic write: a character device at the path is refused and stays a d
   std::string path = "/dev/null";
   if (::geteuid() == 0) {
     path = folder / "null";
-    REQUIRE(::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+    // A container may deny root mknod (no CAP_MKNOD): then the FIFO and directory cases above
+    // are this class's only checks here.
+    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+      MESSAGE("mknod refused (" << std::strerror(errno) << "): the device case is not checked");
+      return;
+    }
   }
   const std::string msg = error_of(path, file_of('a', 10));
   CHECK(msg == "refusing to replace " + path + ": it is a character device, not a regular file");
