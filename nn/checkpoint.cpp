@@ -20,14 +20,6 @@ int test_write_pause_ms() {
   return value ? std::atoi(value) : 0;
 }
 
-void refuse_non_finite(const ParameterStore& store, const std::vector<float>& flat,
-                       const std::string& what, const std::string& path) {
-  float bad = 0.0f;
-  const Parameter* p = first_non_finite(store, flat, &bad);
-  ENGINE_CHECK(p == nullptr, path, ": not saving a checkpoint: ", p->name, " holds ", bad,
-               " in ", what, " (the previous checkpoint is kept)");
-}
-
 void put_record(ByteWriter& out, const EpochRecord& e) {
   out.put<int32_t>(e.epoch);
   out.put<int64_t>(e.steps);
@@ -50,10 +42,20 @@ EpochRecord get_record(ByteReader& in) {
 
 }  // namespace
 
+void refuse_non_finite(const ParameterStore& store, const std::vector<float>& flat,
+                       const std::string& path, const std::string& refusal,
+                       const std::string& what, const std::string& why) {
+  float bad = 0.0f;
+  const Parameter* p = first_non_finite(store, flat, &bad);
+  ENGINE_CHECK(p == nullptr, path, ": ", refusal, ": ", p->name, " holds ", bad, " in ", what, why);
+}
+
 void save_checkpoint(Sequential& model, const TrainingState& state, const std::string& path) {
   const ParameterStore& store = model.parameters();
   Optimizer& optimizer = model.optimizer();
-  refuse_non_finite(store, store.values.to_vector(), "the weights", path);
+  const std::string refusal = "not saving a checkpoint";
+  const std::string kept = " (the previous checkpoint is kept)";
+  refuse_non_finite(store, store.values.to_vector(), path, refusal, "the weights", kept);
 
   ByteWriter out(MAGIC, CHECKPOINT_FORMAT_VERSION);
   out.put<uint64_t>(state.seed);
@@ -76,7 +78,7 @@ void save_checkpoint(Sequential& model, const TrainingState& state, const std::s
   out.put<uint32_t>(static_cast<uint32_t>(buffers.size()));
   for (const auto& [name, buffer] : buffers) {
     const std::vector<float> values = buffer.to_vector();
-    refuse_non_finite(store, values, optimizer.name() + "'s " + name, path);
+    refuse_non_finite(store, values, path, refusal, optimizer.name() + "'s " + name, kept);
     out.string(name);
     out.put<uint64_t>(values.size());
     out.bytes(values.data(), values.size() * sizeof(float));
@@ -136,6 +138,13 @@ TrainingState load_checkpoint(Sequential& model, const std::string& path) {
     in.bytes(states.back().data(), n * sizeof(float), "optimizer state");
   }
   in.expect_end("the optimizer state");
+  // A NaN or an infinity is never saved (save_checkpoint): such a file was made by hand, and
+  // training from it would only spread the NaN.
+  const std::string refusal = "refusing the checkpoint", made = " (checkpoints never hold one)";
+  refuse_non_finite(store, values, path, refusal, "the weights", made);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    refuse_non_finite(store, states[i], path, refusal, name + "'s " + buffers[i].first, made);
+  }
 
   store.values.copy_from(Tensor::from_vector(values, store.values.shape()));
   for (size_t i = 0; i < buffers.size(); ++i) {

@@ -8,6 +8,7 @@
 // docs/checkpoints.md: a magic string, a version, the fields, a CRC-32 of them all.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "nn/sequential.h"
 #include "nn/training.h"
@@ -22,11 +23,21 @@ constexpr uint32_t CHECKPOINT_FORMAT_VERSION = 1;
 // NaN or an infinity: a checkpoint is only ever a good point to go back to.
 void save_checkpoint(Sequential& model, const TrainingState& state, const std::string& path);
 
+// Throws engine::Error, one line, where `flat` (laid out like store.values: the weights or an
+// optimizer's state buffer, on the host) holds a NaN or an infinity: "<path>: <refusal>:
+// dense/kernel holds nan in <what><why>", naming the first parameter in forward order. The
+// savers (checkpoints, save_weights, save_model) call it before writing anything, so a file
+// already at `path` is kept; the loaders before changing the model.
+void refuse_non_finite(const ParameterStore& store, const std::vector<float>& flat,
+                       const std::string& path, const std::string& refusal,
+                       const std::string& what, const std::string& why);
+
 // Restores a checkpoint into a compiled model with the same parameters and optimizer type:
 // its weights, optimizer state and step counter; returns the rest for FitOptions::resume.
 // Throws engine::Error with one line naming the file and the problem (missing, truncated, bad
 // magic, a weights file, newer version, checksum, other parameters or shapes, another
-// optimizer), having left the model untouched.
+// optimizer, a NaN or an infinity in the weights or the optimizer's state), having left the
+// model untouched.
 TrainingState load_checkpoint(Sequential& model, const std::string& path);
 
 }  // namespace engine::nn

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "nn/checkpoint.h"
 #include "nn/layers.h"
 #include "nn/weights_io.h"
 
@@ -123,6 +124,8 @@ Sequential read_model(const Bytes& file, const std::string& path, Device device)
   ParameterStore& store = model.parameters();
   const std::vector<float> values = read_parameter_records(in, store);
   in.expect_end("the last tensor");
+  refuse_non_finite(store, values, path, "refusing the model", "the file",
+                    " (save_model never writes one)");
   store.values.copy_from(Tensor::from_vector(values, store.values.shape()));
   return model;
 }
@@ -170,6 +173,10 @@ void save_model(const Sequential& model, const std::string& path) {
     }
   }
   out.put<uint64_t>(static_cast<uint64_t>(model.parameter_count()));
+  // NaN weights are refused before anything is written: a good file at `path` stays.
+  refuse_non_finite(model.parameters(), model.parameters().values.to_vector(), path,
+                    "not saving the model", "the weights",
+                    " (nothing written; a file already there is kept)");
   write_parameter_records(out, model.parameters());
   const Bytes& file = out.finish();
   write_file_atomically(path, file.data(), file.size());

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "datasets/npy.h"
+#include "nn/checkpoint.h"
 #include "nn/model_file.h"
 
 namespace engine::nn {
@@ -56,6 +57,10 @@ std::vector<float> read_parameter_records(ByteReader& in, const ParameterStore& 
 
 void save_weights(const Sequential& model, const std::string& path) {
   ENGINE_CHECK(model.built(), "save_weights: the model is not built");
+  // NaN weights are refused before anything is written: a good file at `path` stays.
+  const ParameterStore& store = model.parameters();
+  refuse_non_finite(store, store.values.to_vector(), path, "not saving the weights", "the weights",
+                    " (nothing written; a file already there is kept)");
   ByteWriter out(MAGIC, WEIGHTS_FORMAT_VERSION);
   write_parameter_records(out, model.parameters());
   const Bytes& file = out.finish();
@@ -72,11 +77,16 @@ void load_weights(Sequential& model, const std::string& path) {
   ParameterStore& store = model.parameters();
   const std::vector<float> flat = read_parameter_records(in, store);
   in.expect_end("the last tensor");
+  refuse_non_finite(store, flat, path, "refusing the weights", "the file",
+                    " (save_weights never writes one)");
   // Parameters are laid out in the same order in the flat buffer: one copy moves them all.
   store.values.copy_from(Tensor::from_vector(flat, store.values.shape()));
 }
 
 void save_weights_npz(const Sequential& model, const std::string& path) {
+  const ParameterStore& store = model.parameters();
+  refuse_non_finite(store, store.values.to_vector(), path, "not saving the weights", "the weights",
+                    " (nothing written; a file already there is kept)");
   std::vector<std::pair<std::string, Tensor>> arrays;
   for (const Parameter& p : model.parameters().params) arrays.emplace_back(p.name, p.value);
   datasets::write_npz(path, arrays);

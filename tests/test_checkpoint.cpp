@@ -5,17 +5,21 @@
 // them (signals, kill -9 mid-write) is tests/test_checkpoint_cli.sh.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/binary_file.h"
 #include "core/error.h"
 #include "nn/checkpoint.h"
 #include "nn/layers.h"
+#include "nn/optimizers.h"
 #include "nn/weights_io.h"
 #include "tests/file_fixtures.h"
 
@@ -304,4 +308,91 @@ TEST_CASE("the NaN check names the epoch, the step and the first parameter in fo
   nn::Sequential unchecked = toy_model(adam, 1);
   check_message(error_of([&] { unchecked.fit(data, options); }),
                 {"not saving a checkpoint", "holds nan"});
+}
+
+namespace {
+
+// Dense(1) regression to targets of 1e9 with SGD at 1e30 (issue 24): every step's loss (~1e18)
+// and gradients (~2e9) are finite, but the update (~2e39) overflows the weights to infinity.
+// With one step per epoch, only the weights after the run's last update show it.
+nn::Sequential overflowing_model() {
+  nn::Sequential model{nn::flatten(), nn::dense(1)};
+  model.build({2, 3}, Device::cpu(), 1);
+  model.compile(std::make_unique<nn::SGD>(1e30f), nn::Loss::MeanSquaredError);
+  return model;
+}
+
+nn::Dataset overflowing_data(int64_t n) {
+  return {Tensor::from_vector(std::vector<float>(static_cast<size_t>(n * 6), 1.0f), {n, 2, 3}),
+          Tensor::from_vector(std::vector<float>(static_cast<size_t>(n), 1e9f), {n})};
+}
+
+}  // namespace
+
+TEST_CASE("the NaN check also checks the weights of the run's last update, which --save writes") {
+  TempDir dir;
+  const std::string weights = dir.file("model.weights");
+  nn::Sequential model = overflowing_model();
+  nn::save_weights(model, weights);  // an earlier run's good file
+  const engine::test::Bytes good = engine::test::read_bytes(weights);
+  nn::FitOptions options = fit_options();
+  options.epochs = 1;
+  options.batch_size = 4;  // one step: the last update is the only one
+  options.check_numerics = true;
+  // Before issue 24, fit returned normally here with infinite weights (the app then saved them).
+  check_message(error_of([&] { model.fit(overflowing_data(4), options); }),
+                {"NaN/Inf at epoch 1, step 1/1", "in the weights of dense/kernel (forward order)",
+                 "after the step's update", "value inf", "Training stopped without saving it"});
+  // The app's --save after such a run (here without the check) is refused too, the file kept.
+  check_message(error_of([&] { nn::save_weights(model, weights); }),
+                {weights, "not saving the weights", "dense/kernel holds inf in the weights",
+                 "a file already there is kept"});
+  CHECK(engine::test::read_bytes(weights) == good);
+
+  // Stopped by a signal after step 1 of 2, without a checkpoint: the weights fit returns with
+  // are checked too.
+  nn::Sequential stopped = overflowing_model();
+  const nn::Dataset data = overflowing_data(8);
+  std::atomic<int> flag{0};
+  options.stop_signal = &flag;
+  nn::ResidentBatches batches(data, options, Device::cpu());
+  StopAt source(batches, 1, 1, flag);
+  check_message(error_of([&] { stopped.fit(source, options); }),
+                {"NaN/Inf at epoch 1, step 1/2", "in the weights of dense/kernel"});
+}
+
+TEST_CASE("a checkpoint with a valid checksum but a NaN in Adam's state is refused, naming it") {
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  nn::Sequential trained = toy_model(adam, 1);
+  nn::FitOptions options = fit_options();
+  options.epochs = 1;
+  options.checkpoint_path = path;
+  options.checkpoint_every = 1;
+  trained.fit(toy_data(), options);
+  engine::test::Bytes bytes = engine::test::read_bytes(path);
+  // Adam's state "m": uint32 name length 1, "m", uint64 count, then the floats, dense_1/bias's
+  // two last. A NaN goes into the very last one, and the CRC-32 is made right again.
+  const uint64_t count = static_cast<uint64_t>(trained.parameter_count());
+  engine::test::Bytes record = {1, 0, 0, 0, 'm'};
+  for (int i = 0; i < 8; ++i) record.push_back(static_cast<uint8_t>(count >> (8 * i)));
+  const auto at = std::search(bytes.begin(), bytes.end(), record.begin(), record.end());
+  REQUIRE(at != bytes.end());
+  const size_t last = static_cast<size_t>(at - bytes.begin()) + record.size() + (count - 1) * 4;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bytes.data() + last, &nan, sizeof nan);
+  const size_t body = bytes.size() - 4;
+  const uint32_t crc = crc32_of(reinterpret_cast<const char*>(bytes.data()), body);
+  std::memcpy(bytes.data() + body, &crc, sizeof crc);
+  const std::string bad = dir.file("nan_m.ckpt");
+  engine::test::write_bytes(bad, bytes);
+
+  nn::Sequential model = toy_model(adam, 5);
+  const std::vector<float> before = model.parameters().values.to_vector();
+  // Before issue 24, this loaded, and training from it went on with the NaN.
+  check_message(error_of([&] { nn::load_checkpoint(model, bad); }),
+                {bad, "refusing the checkpoint", "dense_1/bias holds nan in Adam's m"});
+  CHECK(model.parameters().values.to_vector() == before);
+  CHECK(model.step_counter().to_int_vector() == std::vector<int32_t>{0});
+  nn::load_checkpoint(model, path);  // the untouched file still loads
 }

@@ -405,3 +405,29 @@ TEST_CASE("save_weights_npz: one stored .npy member per parameter, under its nam
     CHECK(text.find(p.name + ".npy") != std::string::npos);  // np.load(path)[p.name]
   }
 }
+
+TEST_CASE("save_model refuses NaN weights, the old file kept; load_model refuses a file with one") {
+  TempDir dir;
+  const std::string path = dir.file("nan.model");
+  nn::Sequential m{nn::flatten(), nn::dense(4, Activation::Relu), nn::dense(2)};
+  m.build({3}, Device::cpu(), 7);
+  nn::save_model(m, path);
+  const auto good = engine::test::read_bytes(path);
+  std::vector<float> values = m.parameters().values.to_vector();
+  values[13] = -std::numeric_limits<float>::infinity();  // dense/bias: kernel (3, 4), then bias
+  m.parameters().values.copy_from(Tensor::from_vector(values, {m.parameter_count()}));
+  // Before issue 24 the infinity was written over the good file.
+  check_message(error_of([&] { nn::save_model(m, path); }),
+                {path, "not saving the model", "dense/bias holds -inf in the weights",
+                 "a file already there is kept"});
+  CHECK(engine::test::read_bytes(path) == good);
+
+  // The good file with a NaN in its last number (dense_1/bias) and a checksum made right again.
+  std::vector<uint8_t> bytes = good;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bytes.data() + bytes.size() - 8, &nan, sizeof nan);
+  fix_checksum(bytes);
+  // Before issue 24 it loaded.
+  check_message(error_for(dir, bytes),
+                {"refusing the model", "dense_1/bias holds nan in the file"});
+}

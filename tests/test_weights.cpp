@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "core/binary_file.h"
 #include "core/error.h"
 #include "nn/layers.h"
 #include "nn/weights_io.h"
@@ -125,4 +128,51 @@ TEST_CASE("saving writes through a temporary file and leaves no stray file behin
   CHECK_FALSE(std::ifstream(path + ".tmp").good());
   CHECK_THROWS_AS(nn::save_weights(model, "/nonexistent_dir/x.weights"), Error);
   std::remove(path.c_str());
+}
+
+TEST_CASE("NaN weights are never saved, and a weights file holding one is refused, naming it") {
+  nn::Sequential model = small_model(5, 1);
+  const std::string path = temp_path("nan");
+  nn::save_weights(model, path);
+  const std::vector<char> good = read_bytes(path);
+  const std::vector<float> before = model.parameters().values.to_vector();
+  std::vector<float> values = before;
+  values[3] = std::numeric_limits<float>::quiet_NaN();  // dense/kernel, the first parameter
+  model.parameters().values.copy_from(Tensor::from_vector(values, {model.parameter_count()}));
+  std::string message;
+  try {
+    nn::save_weights(model, path);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  // Before issue 24 the NaN was written and the good file replaced.
+  CHECK(message == path + ": not saving the weights: dense/kernel holds nan in the weights "
+                          "(nothing written; a file already there is kept)");
+  CHECK(read_bytes(path) == good);
+  message.clear();
+  try {
+    nn::save_weights_npz(model, path + ".npz");
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("not saving the weights") != std::string::npos);
+  CHECK_FALSE(std::ifstream(path + ".npz").good());
+
+  // A file with an infinity in its last number (dense_1/bias) and a checksum made right again.
+  std::vector<char> bytes = good;
+  const size_t body = bytes.size() - 4;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::memcpy(bytes.data() + body - sizeof inf, &inf, sizeof inf);
+  const uint32_t crc = crc32_of(bytes.data(), body);
+  std::memcpy(bytes.data() + body, &crc, sizeof crc);
+  const std::string bad = temp_path("inf");
+  write_bytes(bad, bytes);
+  nn::Sequential other = small_model(5, 2);
+  const std::vector<float> other_before = other.parameters().values.to_vector();
+  // Before issue 24 it loaded.
+  CHECK(load_error(other, bad) == bad + ": refusing the weights: dense_1/bias holds inf in the "
+                                        "file (save_weights never writes one)");
+  CHECK(other.parameters().values.to_vector() == other_before);
+  std::remove(path.c_str());
+  std::remove(bad.c_str());
 }

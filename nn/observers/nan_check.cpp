@@ -40,4 +40,40 @@ void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
                              found, ". Training stopped without saving it", checkpoints_.kept()));
 }
 
+// After the epoch's last step (or the step a callback stopped it at): the step checks above
+// read the gradients before their update, so the last update of an epoch, and of the run, is
+// only checked here. Its weights are what the epoch's checkpoint, the best model, the app's
+// --save and fit's caller get. One dot w . w and a scalar read per epoch, where the epoch's
+// end waits for the device anyway; the host scan only to name the parameter.
+void NanCheck::epoch_finished(FitRun& run, EpochRecord& record) {
+  check_weights(run, record.steps);
+}
+
+// A run stopped by a signal mid-epoch returns the weights of that step, unchecked as yet. (At
+// an epoch's end, epoch_finished has checked them.)
+void NanCheck::train_finished(FitRun& run) {
+  if (run.history.interrupted_by != 0 && run.history.stopped_step > 0) {
+    check_weights(run, run.history.stopped_step);
+  }
+}
+
+void NanCheck::check_weights(FitRun& run, int64_t done) {
+  const ParameterStore& store = run.model.parameters();
+  const int64_t n = store.count();
+  {
+    const ProfileScope scope("NaN check: w.w");
+    raw::matmul(store.values.view({1, n}), false, store.values.view({n, 1}), false, grad_check_,
+                1.0f, 0.0f);
+    if (std::isfinite(grad_check_.item())) return;
+  }
+  float bad = 0.0f;
+  const Parameter* p = first_non_finite(store, store.values.to_vector(), &bad);
+  if (p == nullptr) return;  // large weights whose squares overflowed the sum, all finite
+  throw Error(detail::concat("NaN/Inf at epoch ", run.epoch, ", step ", done, "/", run.steps,
+                             ": first in the weights of ", p->name,
+                             " (forward order) after the step's update, value ", bad,
+                             "; the epoch's mean loss ", run.running.loss(),
+                             ". Training stopped without saving it", checkpoints_.kept()));
+}
+
 }  // namespace engine::nn

@@ -14,15 +14,20 @@ namespace engine::nn {
 class Checkpoints;
 
 // The NaN check (FitOptions::check_numerics): after every step, throws if the loss or a
-// gradient is NaN or infinite, naming the first such parameter and the checkpoint kept.
+// gradient is NaN or infinite, and at the end of each epoch (or of a run stopped mid-epoch) if
+// a weight is, naming the first such parameter and the checkpoint kept.
 class NanCheck final : public FitObserver {
  public:
   NanCheck(FitRun& run, const Checkpoints& checkpoints);
   void step_finished(FitRun& run, int64_t done, int64_t count) override;
+  // The weights after the epoch's (or a stopped run's) last update, which no step checks.
+  void epoch_finished(FitRun& run, EpochRecord& record) override;
+  void train_finished(FitRun& run) override;
 
  private:
+  void check_weights(FitRun& run, int64_t done);
   const Checkpoints& checkpoints_;
-  Tensor grad_check_;  // g . g
+  Tensor grad_check_;  // g . g, or w . w
 };
 
 // The warm-up (the process's first two full steps: kernel loading and JIT, cuDNN's search,
