@@ -356,7 +356,9 @@ TEST_CASE("npz: a stored ZIP of name.npy members, each the .npy bytes, with CRC-
                                                             {"labels.npy", labels}};
   size_t at = 0;
   std::vector<size_t> offsets;
-  for (const auto& [name, tensor] : want) {
+  for (const auto& member_of_want : want) {
+    const std::string& name = member_of_want.first;  // not a structured binding: CAPTURE's
+    const Tensor& tensor = member_of_want.second;     // lambda cannot take one under Clang
     CAPTURE(name);
     offsets.push_back(at);
     const std::vector<char> encoded = encode_npy(tensor);
