@@ -180,9 +180,9 @@ int main(int argc, char** argv) {
     const auto scan_start = std::chrono::steady_clock::now();
     datasets::ImageFolder train = datasets::scan_image_folder(options.data_dir + "/train");
     if (train.classes.size() != 2) {
-      throw apps::UsageError(options.data_dir + "/train has " +
-                             std::to_string(train.classes.size()) +
-                             " class folders; this model is binary and needs exactly 2");
+      // Bad data, not a bad flag: exit 1 (issue 24, class 12).
+      throw Error(options.data_dir + "/train has " + std::to_string(train.classes.size()) +
+                  " class folders; this model is binary and needs exactly 2");
     }
     datasets::ImageFolder validation =
         datasets::scan_image_folder(options.data_dir + "/validation", train.classes);

@@ -73,6 +73,13 @@ cp -r "$data/train/dogs" "$tmp/no_validation/train/"
 cp -r "$data/validation/cats" "$tmp/no_validation/train/"
 expect_status 1 "no validation folder" -- "$app" "${cpu[@]}" --data-dir "$tmp/no_validation" --epochs 1
 expect_text "$tmp/err" "validation"
+mkdir -p "$tmp/three_classes/train" "$tmp/three_classes/validation"
+cp -r "$data/train/cats" "$data/train/dogs" "$tmp/three_classes/train/"
+cp -r "$data/train/cats" "$tmp/three_classes/train/birds"
+cp -r "$data/validation/cats" "$data/validation/dogs" "$tmp/three_classes/validation/"
+expect_status 1 "three class folders (bad data, not a bad flag)" -- "$app" "${cpu[@]}" \
+  --data-dir "$tmp/three_classes" --epochs 1
+expect_text "$tmp/err" "3 class folders"
 expect_status 1 "no data at all" -- "$app" "${cpu[@]}" --data-dir "$tmp/nothing" --epochs 1
 expect_text "$tmp/err" "nothing"
 
