@@ -15,7 +15,6 @@
 #include "core/ops/augment.h"
 
 #include "core/affine_sample.h"
-#include "core/op_checks.h"
 #include "cpu/cpu_device.h"
 
 namespace engine {
@@ -48,9 +47,7 @@ void augment_image(const uint8_t* src, int height, int width, int channels, cons
 namespace cpu {
 
 void augment_images(const Tensor& images, const Tensor& transforms, Tensor& out, float scale) {
-  // Checked again here, not only in raw::augment_images: the loops below trust these shapes,
-  // and tests call this function directly.
-  detail::check_augment_images(images, transforms, out);
+  // raw::augment_images (core/ops/augment.cpp) checked the shapes these loops trust.
   const int64_t count = images.dim(0);
   const auto height = static_cast<int>(images.dim(1));
   const auto width = static_cast<int>(images.dim(2));
