@@ -233,6 +233,8 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    // Before the runs, which take minutes: a report that could not be written would lose them.
+    check_report_outputs(o.report, config.plots_dir);
     report.machine = machine_fingerprint(config.threads, config.work_dir + "/logs");
     const auto start = std::chrono::steady_clock::now();
     const apps::StopSignals signals;

@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> unavailable;
     std::vector<std::string> devices = apps::usable_devices(o, unavailable);
     check_vendor_libraries(devices, unavailable, o.device == "cudnn");
+    apps::check_sweep_outputs(o.csv_path, o.json_path);
     std::vector<std::string> gpu_devices;
     std::copy_if(devices.begin(), devices.end(), std::back_inserter(gpu_devices),
                  [](const std::string& d) { return d != "cpu"; });
@@ -184,19 +185,21 @@ int main(int argc, char** argv) {
     }
 
     std::vector<Row> rows;
-    for (const auto& [workload, sizes] : sweeps) {
-      crossover::print_table_header(*workload, gpu_devices);
-      for (const int64_t size : sizes) {
+    for (const Sweep& sweep : sweeps) {
+      // A reference, not a structured binding: Clang (C++17) cannot capture one in `measure`.
+      crossover::Workload& workload = *sweep.workload;
+      crossover::print_table_header(workload, gpu_devices);
+      for (const int64_t size : sweep.sizes) {
         std::vector<Row> at_size;
         auto measure = [&](const std::string& device_name, Device device, Variant variant) {
-          const crossover::StepTimes t = workload->time(size, device, variant, timing);
+          const crossover::StepTimes t = workload.time(size, device, variant, timing);
           if (!t.not_measured.empty()) {
-            std::printf("  (%s %s %s at %lld: not measured: %s)\n", workload->name().c_str(),
+            std::printf("  (%s %s %s at %lld: not measured: %s)\n", workload.name().c_str(),
                         device_name.c_str(), to_string(variant), static_cast<long long>(size),
                         t.not_measured.c_str());
             return;
           }
-          at_size.push_back({workload->name(), workload->size_name(), size, device_name, variant, t.timer,
+          at_size.push_back({workload.name(), workload.size_name(), size, device_name, variant, t.timer,
                              apps::spread_of(t.per_step_ms), t.steps_per_sample, t.launches});
         };
         if (have_cpu) measure("cpu", Device::cpu(), Variant::Cpu);

@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <sstream>
 #include <utility>
 
 #include "apps/common/app_options.h"
@@ -35,7 +35,8 @@ namespace {
 
 // fit()'s view of the loader: the loader's device tensors are the rows every step gathers,
 // always all of them in order (the loader already shuffled), so the index is fixed. It has no
-// state() for checkpoints: the loader's order and transforms depend only on (seed, epoch).
+// state() for checkpoints: the loader's order and transforms depend only on (seed, epoch); its
+// fingerprint is the loader's (its file list and labels).
 class FolderBatches final : public nn::BatchSource {
  public:
   FolderBatches(datasets::ImageBatches& batches, Device device)
@@ -59,6 +60,7 @@ class FolderBatches final : public nn::BatchSource {
   }
   double wait_seconds() const override { return batches_.wait_seconds(); }
   bool copies_from_host() const override { return true; }  // from the loader's pinned slots
+  uint64_t fingerprint() const override { return batches_.fingerprint(); }
 
  private:
   datasets::ImageBatches& batches_;
@@ -79,11 +81,13 @@ nn::Dataset to_float_dataset(const std::vector<uint8_t>& pixels, const std::vect
 }
 
 void warn_skipped(const datasets::ImageFolder& folder) {
-  if (!folder.skipped.empty()) std::cout << datasets::describe_skipped(folder);
+  // describe_skipped's lines end without a newline: the last one needs its own.
+  if (!folder.skipped.empty()) std::cout << datasets::describe_skipped(folder) << "\n";
 }
 
 // --data-scaling: the loader alone (decode + augment + transfer, no training) for each worker
-// count, one pass over the training images each; prints images/s and writes a CSV.
+// count, one pass over the training images each; prints images/s and, with a path, writes the
+// table as a CSV at the end (main checked at the start that it can).
 void data_scaling(const datasets::ImageFolder& train, Device device,
                   const datasets::ImageBatchOptions& base, const std::vector<int>& workers,
                   const std::string& csv_path) {
@@ -93,12 +97,8 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
               !base.augment ? "off" : base.augment_on_device ? "on the device" : "on the CPU");
   std::printf("%8s %10s %12s %16s %16s\n", "workers", "seconds", "images/s", "decode ms/img",
               "augment ms/img");
-  std::ofstream csv;
-  if (!csv_path.empty()) {
-    csv.open(csv_path);
-    ENGINE_CHECK(csv.good(), "cannot write ", csv_path);
-    csv << "workers,seconds,images_per_second,decode_ms_per_image,augment_ms_per_image\n";
-  }
+  std::ostringstream csv;
+  csv << "workers,seconds,images_per_second,decode_ms_per_image,augment_ms_per_image\n";
   for (const int w : workers) {
     datasets::ImageBatchOptions options = base;
     options.workers = w;
@@ -114,12 +114,12 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
     const double augment_ms = batches.augment_seconds() / images * 1e3;
     std::printf("%8d %10.3f %12.0f %16.3f %16.3f\n", w, seconds, images / seconds, decode_ms,
                 augment_ms);
-    if (csv.is_open()) {
-      csv << w << "," << seconds << "," << images / seconds << "," << decode_ms << ","
-          << augment_ms << "\n";
-    }
+    csv << w << "," << seconds << "," << images / seconds << "," << decode_ms << ","
+        << augment_ms << "\n";
   }
-  if (csv.is_open()) std::printf("Wrote %s\n", csv_path.c_str());
+  if (csv_path.empty()) return;
+  apps::write_text_file(csv_path, csv.str());
+  std::printf("Wrote %s\n", csv_path.c_str());
 }
 
 }  // namespace
@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     if (augment_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--augment-on gpu needs --device gpu or cudnn");
     }
+    apps::check_outputs({scaling_csv});  // start_training checked the common flags' files
 
     // Scan both folders (validation must have the training classes), then decode every image
     // once: that finds the bad files now, not in epoch 37, and fills the cache.

@@ -259,6 +259,18 @@ int main(int argc, char** argv) {
     DeviceServices& services = device_services(device);
     std::cout << "Device: " << services.name() << "\n";
 
+    nn::JacobianOptions jo;
+    jo.mode = parse_mode(o.mode);
+    jo.rowwise = !o.dense;
+    jo.blocks = o.blocks;
+    jo.memory_limit = static_cast<size_t>(o.memory_limit_mib) << 20;
+    jo.progress = &std::cout;
+    jo.confirm_loop = [&](const nn::LoopEstimate& e) { return confirm_loop(e, o); };
+    // Pre-flight: J for --val rows must fit before anything sized by --val is made (the input,
+    // the recorded forward pass: at --val 1048576, seconds and gigabytes before J's 1.56 PiB
+    // were refused).
+    nn::check_jacobian_memory({o.val, 1}, {o.val, OUTPUTS}, jo, device);
+
     nn::Sequential model{nn::dense(HIDDEN, Activation::Tanh), nn::dense(HIDDEN, Activation::Tanh),
                          nn::dense(OUTPUTS)};
     model.build({1}, device, common.seed);
@@ -274,14 +286,6 @@ int main(int argc, char** argv) {
     std::printf("Model: Linear(1, 20) -> tanh -> Linear(20, 20) -> tanh -> Linear(20, 400), %lld "
                 "parameters (PyTorch's init); input t (%lld, 1) ~ U(0, 1)\n",
                 static_cast<long long>(model.parameter_count()), static_cast<long long>(o.val));
-
-    nn::JacobianOptions jo;
-    jo.mode = parse_mode(o.mode);
-    jo.rowwise = !o.dense;
-    jo.blocks = o.blocks;
-    jo.memory_limit = static_cast<size_t>(o.memory_limit_mib) << 20;
-    jo.progress = &std::cout;
-    jo.confirm_loop = [&](const nn::LoopEstimate& e) { return confirm_loop(e, o); };
 
     // The first call pays for allocations (the caching allocator keeps them); the loop runs
     // once. Each call is timed from its start to the end of the device's work.

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -201,14 +200,14 @@ void print_row(const Row& r) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, size_t first) {
-  std::ofstream csv(path);
-  ENGINE_CHECK(csv.good(), path, ": cannot open for writing");
+  std::ostringstream csv;
   csv << "shape,version,tf32,microseconds,gflops,pct_cublas,pct_peak,rel_error,ok\n";
   for (size_t i = first; i < rows.size(); ++i) {
     const Row& r = rows[i];
     csv << '"' << r.shape << "\"," << r.version << ',' << r.tf32 << ',' << r.seconds * 1e6 << ','
         << r.gflops << ',' << r.pct_cublas << ',' << r.pct_peak << ',' << r.error << ',' << r.ok << "\n";
   }
+  apps::write_text_file(path, csv.str());
   std::printf("Wrote %s\n", path.c_str());
 }
 
@@ -383,6 +382,7 @@ int main(int argc, char** argv) {
   return apps::run_app(app, argc, argv, [&]() {
     std::string why;
     if (!device_available(Device::cuda(), &why)) throw apps::UsageError("cannot use the GPU: " + why);
+    apps::check_outputs({csv_path, conv_csv_path});
     DeviceServices& gpu = device_services(Device::cuda());
     const cuda::DevicePeaks peaks = cuda::measure_device_peaks(cuda::stream());
     std::printf("Device: %s\nMeasured peaks: FP32 FMA %.1f TFLOP/s, device copy %.0f GB/s (read + write)\n",

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -403,13 +402,13 @@ std::string describe(const Crossover& c) {
 // ---- files ---------------------------------------------------------------------------------
 
 void write_csv(const std::string& path, const std::vector<Result>& results) {
-  std::ofstream out = apps::create_file(path);
+  std::ostringstream out;
   out << "sweep,device,n,variant,median_ms,min_ms,max_ms,calls,gflops,gbps\n";
   for (const Result& r : results) {
     out << r.sweep << ',' << r.device << ',' << r.n << ',' << r.variant << ',' << r.median_ms << ','
         << r.min_ms << ',' << r.max_ms << ',' << r.calls << ',' << r.gflops << ',' << r.gbps << '\n';
   }
-  ENGINE_CHECK(out.good(), path, ": write failed");
+  apps::write_text_file(path, out.str());
 }
 
 // A gnuplot datablock name for one curve, e.g. $gpu_generate_matmul.
@@ -536,7 +535,7 @@ void write_figures(std::ostream& gp, const std::vector<Result>& results,
 void write_gnuplot(const std::string& path, const std::vector<Result>& results,
                    const std::vector<Target>& targets, const std::vector<Crossover>& crossovers,
                    const std::vector<std::string>& machine) {
-  std::ofstream gp = apps::create_file(path);
+  std::ostringstream gp;
   const std::string stem = fs::path(path).stem().string();
   gp << "# Seed 002 (apps/matmul_sweep): CPU vs GPU time of c = a . b, and square-GEMM GFLOP/s.\n";
   for (const std::string& line : machine) gp << "# " << line << "\n";
@@ -547,7 +546,7 @@ void write_gnuplot(const std::string& path, const std::vector<Result>& results,
   gp << "set style data linespoints\n";
   write_figures(gp, results, targets, crossovers, stem, "png");
   write_figures(gp, results, targets, crossovers, stem, "svg");
-  ENGINE_CHECK(gp.good(), path, ": write failed");
+  apps::write_text_file(path, gp.str());
 }
 
 nlohmann::json json_record(const SweepOptions& o, const apps::CommonOptions& common,
@@ -595,6 +594,7 @@ int main(int argc, char** argv) {
     const apps::CommonOptions common = apps::apply_sweep_options(o);
     std::vector<std::string> unavailable;
     const std::vector<Target> targets = select_targets(o, unavailable);
+    apps::check_sweep_outputs(o.csv_path, o.json_path);
     print_header(targets, unavailable, o);
 
     std::vector<Result> results;

@@ -134,7 +134,8 @@ Tensor& record(Tensor& output, std::shared_ptr<Node> node) {
   return output;
 }
 
-void backward(const Tensor& root, const Tensor& seed) {
+void backward(const Tensor& root, const Tensor& seed,
+              const std::function<void(const Tensor& leaf)>& leaf_written) {
   ENGINE_CHECK(root.defined(), "backward() on an undefined tensor");
   ENGINE_CHECK(root.requires_grad(),
                "backward() on a tensor that does not require grad (nothing was recorded)");
@@ -153,6 +154,7 @@ void backward(const Tensor& root, const Tensor& seed) {
   if (root_node == nullptr) {  // root is a leaf
     Tensor leaf = root;
     accumulate_leaf(leaf, root_grad);
+    if (leaf_written) leaf_written(leaf);
     return;
   }
   std::unordered_map<Node*, Tensor> pending;  // gradient w.r.t. each node's output
@@ -181,6 +183,7 @@ void backward(const Tensor& root, const Tensor& seed) {
         accumulate_into(pending[producer], grads[i]);
       } else {
         accumulate_leaf(input, grads[i]);
+        if (leaf_written) leaf_written(input);
       }
     }
   }

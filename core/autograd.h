@@ -6,6 +6,7 @@
 // reverse, so each node runs once, after every consumer of its output has contributed:
 // gradients of a tensor used twice are summed before they flow further.
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -70,8 +71,11 @@ std::vector<Node*> topological_order(Node* root);
 // Runs the backward pass from `root`. With no `seed`, root must hold one element and its
 // gradient is 1. Leaf tensors that require grad get their .grad accumulated (added to an
 // existing grad in place, so a parameter's grad view into a model's flat gradient buffer
-// is filled where it lies).
-void backward(const Tensor& root, const Tensor& seed = Tensor());
+// is filled where it lies). `leaf_written`, where given, is called after each contribution to
+// a leaf's grad was queued: data-parallel training starts averaging a group of gradients
+// across GPUs while the backward pass goes on (nn/gradient_buckets.h).
+void backward(const Tensor& root, const Tensor& seed = Tensor(),
+              const std::function<void(const Tensor& leaf)>& leaf_written = {});
 
 // Whether ops record nodes; off inside a NoGradGuard (evaluation, optimizer steps).
 bool grad_enabled();

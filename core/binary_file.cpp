@@ -1,18 +1,19 @@
 #include "core/binary_file.h"
 
 #include <fcntl.h>
+#include <limits.h>  // NAME_MAX
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
+#include <new>
 #include <random>
 #include <thread>
 
@@ -91,6 +92,8 @@ void ByteReader::bytes(void* dst, size_t n, const char* what) {
 std::string ByteReader::string(size_t max_length, const char* what) {
   const auto length = get<uint32_t>(what);
   ENGINE_CHECK(length <= max_length, path_, ": implausible length ", length, " of ", what);
+  // Checked before allocating, like a blob's length.
+  ENGINE_CHECK(length <= end_ - pos_, path_, ": file is truncated (while reading ", what, ")");
   std::string s(length, '\0');
   bytes(s.data(), length, what);
   return s;
@@ -107,12 +110,6 @@ Bytes ByteReader::blob(const char* what) {
 
 void ByteReader::expect_end(const char* after) const {
   ENGINE_CHECK(pos_ == end_, path_, ": ", end_ - pos_, " unexpected bytes after ", after);
-}
-
-Bytes read_file(const std::string& path, const char* kind) {
-  std::ifstream in(path, std::ios::binary);
-  ENGINE_CHECK(in.good(), path, ": cannot open ", kind, " file (missing or unreadable)");
-  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 namespace {
@@ -164,8 +161,9 @@ std::string file_to_replace(const std::string& path) {
     struct stat st;
     if (::lstat(target.c_str(), &st) != 0) {
       const int error = errno;
-      // Nothing there yet: created by the rename (a missing folder fails at the open).
-      if (error == ENOENT) return target;
+      // Nothing there yet, or nothing can be (a missing folder, a file where a folder should
+      // be, a name too long): the temporary's open then says which.
+      if (error == ENOENT || error == ENOTDIR || error == ENAMETOOLONG) return target;
       throw Error(detail::concat(path, ": cannot check what is at ", target, " (", reason(error),
                                  ")"));
     }
@@ -191,30 +189,47 @@ std::string file_to_replace(const std::string& path) {
   }
 }
 
-// Creates `target + ".tmp.XXXXXX"` exclusively (O_EXCL, mode 0644 less the umask), with six
-// random letters and digits; returns its descriptor and sets `tmp` to its name.
+// What a temporary's name adds to FILE's: ".tmp." and six random letters and digits.
+constexpr size_t TEMPORARY_SUFFIX = 11;
+
+// The temporary's name less its six random characters: `target` + ".tmp.", or, where target's
+// name is too long to take the suffix within the folder's name limit, target's name cut short
+// to make room (the temporary only has to be unique in the folder, which O_EXCL sees to).
+std::string temporary_prefix(const std::string& path, const std::string& target) {
+  const size_t name = std::filesystem::path(target).filename().string().size();
+  // The folder's limit on a name: 255 bytes on most file systems, and NAME_MAX (255) where the
+  // folder cannot be asked (it is missing: the open then says so).
+  const long limit = ::pathconf(parent_of(target).c_str(), _PC_NAME_MAX);
+  const size_t max_name = limit > 0 ? static_cast<size_t>(limit) : NAME_MAX;
+  if (name > max_name)
+    throw Error(detail::concat(path, ": cannot open for writing (", reason(ENAMETOOLONG),
+                               ": the name is ", name, " bytes, the file system allows ", max_name,
+                               ")"));
+  const size_t room = max_name > TEMPORARY_SUFFIX ? max_name - TEMPORARY_SUFFIX : 1;
+  return target.substr(0, target.size() - name + std::min(name, room)) + ".tmp.";
+}
+
+// Creates the temporary (temporary_prefix and six random letters and digits) exclusively
+// (O_EXCL, mode 0644 less the umask); returns its descriptor and sets `tmp` to its name.
 int create_temporary(const std::string& path, const std::string& target, std::string& tmp) {
   static const char letters[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   thread_local std::mt19937_64 random{std::random_device{}() ^
                                       (static_cast<uint64_t>(::getpid()) << 32) ^
                                       std::hash<std::thread::id>{}(std::this_thread::get_id())};
+  const std::string prefix = temporary_prefix(path, target);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    tmp = target + ".tmp.";
+    tmp = prefix;
     for (int i = 0; i < 6; ++i) tmp += letters[random() % (sizeof letters - 1)];
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) return fd;
     const int error = errno;
     if (error == EEXIST) continue;  // another writer's temporary: draw another name
     // "cannot open for writing", as before unique temporaries, then why.
-    if (error == ENAMETOOLONG)
-      throw Error(detail::concat(path, ": cannot open for writing (", reason(error),
-                                 ": the name plus the 11-character temporary suffix .tmp.XXXXXX"
-                                 " is over the file system's limit)"));
     throw Error(detail::concat(path, ": cannot open for writing (", reason(error), ")"));
   }
-  throw Error(detail::concat(path, ": cannot open for writing (100 temporary names ", target,
-                             ".tmp.XXXXXX were taken)"));
+  throw Error(detail::concat(path, ": cannot open for writing (100 temporary names ", prefix,
+                             "XXXXXX were taken)"));
 }
 
 }  // namespace
@@ -248,6 +263,89 @@ void write_file_atomically(const std::string& path, const char* data, size_t n, 
   // directory; the file is whole either way, so a failure here is not an error.
   Fd directory{::open(parent_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (directory.fd >= 0) ::fsync(directory.fd);
+}
+
+void check_writable(const std::string& path) {
+  const std::string target = file_to_replace(path);
+  std::string tmp;
+  const Fd file{create_temporary(path, target, tmp)};
+  ::unlink(tmp.c_str());
+}
+
+// ---- Reading ---------------------------------------------------------------------------------
+
+InputFile::InputFile(const std::string& path, std::string where) : where_(std::move(where)) {
+  // O_NONBLOCK: opening a FIFO that no process writes to would otherwise wait for a writer,
+  // before fstat could refuse it. (On a regular file the flag changes nothing.) O_NOCTTY: a
+  // terminal device named by mistake must not become the process's controlling terminal.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) {
+    const int error = errno;
+    if (error == ENOENT) throw Error(where_ + ": no such file");
+    throw Error(detail::concat(where_, ": cannot open (", reason(error), ")"));
+  }
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    throw Error(detail::concat(where_, ": cannot check what it is (", reason(error), ")"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    // To a user a directory is not a file at all; a FIFO or a device is a file of another kind.
+    throw Error(detail::concat(where_, ": is ", kind_of(st.st_mode),
+                               S_ISDIR(st.st_mode) ? ", not a file" : ", not a regular file"));
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+InputFile::~InputFile() { ::close(fd_); }
+
+size_t InputFile::read(void* dst, size_t n) {
+  // Never past the size taken at the open: a file that grows while it is read cannot make a
+  // buffer sized by size() overflow, or a read go on without end.
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset_));
+  size_t total = 0;
+  while (total < want) {
+    const ssize_t got = ::read(fd_, static_cast<char*>(dst) + total, want - total);
+    if (got < 0 && errno == EINTR) continue;  // a signal arrived: read on
+    ENGINE_CHECK(got >= 0, where_, ": read error (", reason(errno), ")");
+    if (got == 0) break;  // the file was cut short since the open
+    total += static_cast<size_t>(got);
+  }
+  offset_ += total;
+  return total;
+}
+
+void InputFile::seek(uint64_t offset) {
+  ENGINE_CHECK(offset <= size_, where_, ": cannot seek to byte ", offset, " of ", size_);
+  ENGINE_CHECK(::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) >= 0, where_,
+               ": cannot seek to byte ", offset, " (", reason(errno), ")");
+  offset_ = offset;
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return true;
+  const int error = errno;
+  // ENOTDIR: a file where a folder on the way should be, so nothing can be at the path.
+  if (error == ENOENT || error == ENOTDIR) return false;
+  throw Error(detail::concat(path, ": cannot tell whether it exists (", reason(error), ")"));
+}
+
+Bytes read_file(const std::string& path, const char* kind) {
+  InputFile file(path, detail::concat(kind, " file ", path));
+  Bytes bytes;
+  try {
+    bytes.resize(static_cast<size_t>(file.size()));
+  } catch (const std::bad_alloc&) {
+    throw Error(detail::concat(file.where(), ": ", file.size(),
+                               " bytes, too large to read into memory"));
+  }
+  const size_t got = file.read(bytes.data(), bytes.size());
+  ENGINE_CHECK(got == bytes.size(), file.where(), ": read ", got, " of its ", bytes.size(),
+               " bytes (the file was cut short while it was read)");
+  return bytes;
 }
 
 }  // namespace engine

@@ -2,10 +2,9 @@
 #include "datasets/cifar10.h"
 
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 #include <vector>
 
+#include "core/binary_file.h"
 #include "core/error.h"
 
 namespace engine::datasets {
@@ -26,27 +25,21 @@ const char* const kTestName = "test_batch.bin";
 // Decodes the batch file at `path` and appends its images and labels to `out`.
 void append_batch(const std::string& path, int64_t records, LabeledImages& out) {
   ENGINE_CHECK(records >= 0, "read_cifar10_batch: records must be >= 0, got ", records);
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  ENGINE_CHECK(fs::exists(status), "CIFAR-10 file ", path, ": no such file");
-  ENGINE_CHECK(!fs::is_directory(status), "CIFAR-10 file ", path, ": is a directory, not a file");
-  const auto bytes = static_cast<int64_t>(fs::file_size(path, ec));
-  ENGINE_CHECK(!ec, "CIFAR-10 file ", path, ": cannot read its size (", ec.message(), ")");
-  ENGINE_CHECK(bytes > 0, "CIFAR-10 file ", path, ": empty file");
-  ENGINE_CHECK(bytes % kCifarRecordBytes == 0, "CIFAR-10 file ", path, ": size ", bytes,
+  InputFile file(path, "CIFAR-10 file " + path);
+  const auto bytes = static_cast<int64_t>(file.size());
+  ENGINE_CHECK(bytes > 0, file.where(), ": empty file");
+  ENGINE_CHECK(bytes % kCifarRecordBytes == 0, file.where(), ": size ", bytes,
                " bytes is not a whole number of 3,073-byte records (1 label byte + 3,072 pixel "
                "bytes): truncated, or not the binary version of CIFAR-10");
   const int64_t found = bytes / kCifarRecordBytes;
-  ENGINE_CHECK(records == 0 || found == records, "CIFAR-10 file ", path, ": holds ", found,
-               " records (", bytes, " bytes), expected ", records, " (", records,
-               " x 3,073 bytes)");
+  ENGINE_CHECK(records == 0 || found == records, file.where(), ": holds ", found, " records (",
+               bytes, " bytes), expected ", records, " (", records, " x 3,073 bytes)");
 
+  // Only now allocated: the checks above hold the size to what the records need.
   std::vector<uint8_t> raw(static_cast<size_t>(bytes));
-  std::ifstream in(path, std::ios::binary);
-  ENGINE_CHECK(in.good(), "CIFAR-10 file ", path, ": cannot open");
-  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(bytes));
-  ENGINE_CHECK(in.gcount() == static_cast<std::streamsize>(bytes), "CIFAR-10 file ", path,
-               ": read ", in.gcount(), " of ", bytes, " bytes");
+  const size_t got = file.read(raw.data(), raw.size());
+  ENGINE_CHECK(got == raw.size(), file.where(), ": read ", got, " of ", bytes,
+               " bytes (the file was cut short while it was read)");
 
   const auto first = static_cast<size_t>(out.count);
   out.labels.resize(first + static_cast<size_t>(found));
@@ -79,10 +72,10 @@ CifarData load_real(const std::string& data_dir) {
   const fs::path dir = cifar10_dir(data_dir);
   std::vector<std::string> names(kTrainNames, kTrainNames + kTrainBatches);
   names.push_back(kTestName);
+  // All six are looked for before any is read: a partial set names the first file it lacks.
   for (const std::string& name : names) {
-    std::error_code ec;
-    ENGINE_CHECK(fs::exists(dir / name, ec), "missing CIFAR-10 file ", (dir / name).string(), ": ",
-                 fetch_hint(data_dir));
+    const std::string path = (dir / name).string();
+    ENGINE_CHECK(path_exists(path), "missing CIFAR-10 file ", path, ": ", fetch_hint(data_dir));
   }
   CifarData data;
   for (const char* name : kTrainNames)
@@ -122,9 +115,10 @@ CifarData load_cifar10(const std::string& name, const std::string& data_dir, uin
   if (name == "cifar10") return load_real(data_dir);
   if (name == "synthetic") return make_synthetic(seed, "");
   ENGINE_CHECK(name == "auto", "unknown dataset '", name, "': expected cifar10, synthetic or auto");
-  const fs::path first = fs::path(cifar10_dir(data_dir)) / kTrainNames[0];
-  std::error_code ec;
-  if (fs::exists(first, ec)) return load_real(data_dir);
+  // The folder decides, not one file in it: once it is there, a missing or unreadable batch is
+  // an error naming that file, never a silent switch to synthetic data. A data folder that
+  // cannot be searched is an error too (path_exists), not a folder that is not there.
+  if (path_exists(cifar10_dir(data_dir))) return load_real(data_dir);
   return make_synthetic(
       seed, " (CIFAR-10 is not in " + cifar10_dir(data_dir) + ": " + fetch_hint(data_dir) + ")");
 }

@@ -36,8 +36,9 @@ struct CifarData {
 
 // Reads one batch file. `records` is how many records it must hold (the official files hold
 // 10,000; 0 accepts any nonzero count). Throws engine::Error with one line naming the file and
-// the problem: missing, a directory, empty, a size that is not a whole number of 3,073-byte
-// records (truncated, or not the binary version), the wrong record count, a label above 9.
+// the problem: missing, not a regular file (a directory, a FIFO, a device), empty, a size that is
+// not a whole number of 3,073-byte records (truncated, or not the binary version), the wrong
+// record count, a label above 9.
 LabeledImages read_cifar10_batch(const std::string& path, int64_t records = kCifarRecordsPerBatch);
 
 // Where load_cifar10 reads the batch files: <data_dir>/cifar10/cifar-10-batches-bin.
@@ -47,9 +48,12 @@ std::string cifar10_dir(const std::string& data_dir);
 //   "cifar10"   the six batch files from cifar10_dir(data_dir); every file must be there
 //   "synthetic" 50,000 train + 10,000 test random 32x32x3 images with random labels 0..9,
 //               made from `seed`; for timing only, a model cannot learn anything from them
-//   "auto"      "cifar10" where data_batch_1.bin is in cifar10_dir(data_dir), else
-//               "synthetic", with the reason in the description
-// Throws engine::Error naming the file for missing or broken files.
+//   "auto"      "cifar10" where the folder cifar10_dir(data_dir) exists, else "synthetic",
+//               with the reason in the description. A folder that is there but lacks a batch
+//               file, or holds one that cannot be read, is an error naming the file: a partial
+//               data set never turns into synthetic data in silence.
+// Throws engine::Error naming the file for missing or broken files, and naming the folder with
+// the system's reason where a folder cannot be searched (Permission denied).
 CifarData load_cifar10(const std::string& name, const std::string& data_dir, uint64_t seed = 0);
 
 }  // namespace engine::datasets

@@ -3,23 +3,19 @@
 // every cell is checked before the table is returned; each failure is one line naming the file.
 #include "datasets/csv.h"
 
-#include <cerrno>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <limits>
 #include <system_error>
 #include <unordered_map>
 
+#include "core/binary_file.h"
 #include "core/error.h"
 
 namespace engine::datasets {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr size_t kShownChars = 40;  // a cell's text in a message is cut after this many bytes
 constexpr size_t kListedColumns = 12;
@@ -66,22 +62,10 @@ std::string column_list(const std::vector<std::string>& names) {
   return out;
 }
 
+// The whole file as text: read_file refuses what is not a regular file, names a missing one.
 std::string read_text(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  ENGINE_CHECK(fs::exists(status), "CSV file ", path, ": no such file");
-  ENGINE_CHECK(!fs::is_directory(status), "CSV file ", path, ": is a directory, not a file");
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  ENGINE_CHECK(f != nullptr, "CSV file ", path, ": cannot open (",
-               errno != 0 ? std::strerror(errno) : "unknown error", ")");
-  std::string text;
-  char buffer[1 << 16];
-  for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, got);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  ENGINE_CHECK(!failed, "CSV file ", path, ": read error");
-  return text;
+  const Bytes bytes = read_file(path, "CSV");
+  return std::string(bytes.begin(), bytes.end());
 }
 
 bool is_space(char c, char delimiter) { return (c == ' ' || c == '\t' || c == '\r') && c != delimiter; }

@@ -1,5 +1,7 @@
-// IDX reader and writer (format described in idx.h). zlib's gzread reads gzip and raw
-// files alike, so one code path serves both; every failure names the file and the problem.
+// IDX reader and writer (format described in idx.h). The reader opens the file through
+// InputFile (core/binary_file.h: regular files only) and decompresses a gzipped one with
+// GzipReader (gzip_reader.h), so one code path serves both; every allocation is checked against
+// the file's size first, and every failure names the file and the problem.
 #include "datasets/idx.h"
 
 #include <zlib.h>
@@ -8,10 +10,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
+#include <optional>
+#include <vector>
 
+#include "core/binary_file.h"
 #include "core/error.h"
+#include "datasets/gzip_reader.h"
 
 namespace engine::datasets {
 namespace {
@@ -21,8 +26,10 @@ namespace {
 constexpr uint64_t kMaxDataBytes = uint64_t{4} << 30;  // 4 GiB
 constexpr uint8_t kUnsignedByte = 0x08;
 constexpr int kMaxDims = 4;
-// gzread/gzwrite take an unsigned int length; move data in pieces of this size.
+// gzwrite takes an unsigned int length; write data in pieces of this size.
 constexpr size_t kChunk = size_t{16} << 20;  // 16 MiB
+// Trailing bytes are counted up to this many; a message then says "more than".
+constexpr uint64_t kMaxTrailingCount = uint64_t{1} << 20;  // 1 MiB
 
 const char* type_name(uint8_t code) {
   switch (code) {
@@ -64,77 +71,59 @@ void store_be32(uint32_t v, uint8_t* p) {
   p[3] = static_cast<uint8_t>(v);
 }
 
-// A file opened with gzopen: decompresses gzip input, passes raw input through unchanged.
-class Reader {
+// The bytes of an IDX file: read as they are, or decompressed as they are read when the file
+// starts with gzip's signature, whatever its name.
+class IdxBytes {
  public:
-  explicit Reader(const std::string& path) : path_(path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    ENGINE_CHECK(std::filesystem::exists(status), "IDX file ", path, ": no such file");
-    ENGINE_CHECK(!std::filesystem::is_directory(status), "IDX file ", path,
-                 ": is a directory, not a file");
-    errno = 0;
-    file_ = gzopen(path.c_str(), "rb");
-    ENGINE_CHECK(file_ != nullptr, "IDX file ", path, ": cannot open (",
-                 errno != 0 ? std::strerror(errno) : "out of memory", ")");
-  }
-  ~Reader() {
-    if (file_ != nullptr) gzclose(file_);
-  }
-  Reader(const Reader&) = delete;
-  Reader& operator=(const Reader&) = delete;
-
-  // Reads up to n bytes into dst and returns how many arrived: fewer than n only at the
-  // end of the file. A gzip stream cut short also ends the data (ended_early() says so);
-  // any other error throws.
-  size_t read(uint8_t* dst, size_t n) {
-    size_t total = 0;
-    while (total < n && !ended_) {
-      const auto want = static_cast<unsigned>(std::min(n - total, kChunk));
-      const int got = gzread(file_, dst + total, want);
-      if (got < 0) {
-        int code = Z_OK;
-        std::string msg = gzerror(file_, &code);
-        if (msg.rfind(path_ + ": ", 0) == 0) msg.erase(0, path_.size() + 2);  // zlib adds the path
-        ENGINE_CHECK(code == Z_BUF_ERROR, "IDX file ", path_,
-                     code == Z_DATA_ERROR ? ": corrupt gzip data (" : ": read error (",
-                     code == Z_ERRNO ? std::strerror(errno) : msg, ")");
-        ended_ = ended_early_ = true;  // Z_BUF_ERROR: "unexpected end of file" in the gzip stream
-        break;
-      }
-      total += static_cast<size_t>(got);
-      if (static_cast<unsigned>(got) < want) {
-        int code = Z_OK;
-        gzerror(file_, &code);
-        ended_early_ = (code == Z_BUF_ERROR);
-        ended_ = true;
-      }
-    }
-    return total;
+  explicit IdxBytes(InputFile& file) : file_(file) {
+    uint8_t signature[2] = {};
+    const size_t got = file_.read(signature, sizeof signature);
+    file_.seek(0);
+    if (starts_like_gzip(signature, got))
+      gzip_.emplace([&file](uint8_t* dst, size_t n) { return file.read(dst, n); }, file.where());
   }
 
-  // Counts the bytes left in the file (for the trailing-bytes message).
-  uint64_t count_rest() {
-    std::vector<uint8_t> scratch(1 << 16);
+  // Reads up to n bytes into dst and returns how many arrived: fewer than n only at the end of
+  // the data. A gzip stream cut short also ends the data (ended_early() says so).
+  size_t read(uint8_t* dst, size_t n) { return gzip_ ? gzip_->read(dst, n) : file_.read(dst, n); }
+
+  bool ended_early() const { return gzip_ && gzip_->cut_short(); }
+
+  // The most bytes the data section of this file can hold after a header of `header_bytes`:
+  // what is left of a raw file, and for a gzip file what its whole size decompresses to at
+  // most. A header that promises more is refused before the data is allocated.
+  uint64_t most_data_bytes(uint64_t header_bytes) const {
+    if (gzip_) return file_.size() * kMaxDeflateRatio;
+    return file_.size() > header_bytes ? file_.size() - header_bytes : 0;
+  }
+
+  bool gzip() const { return gzip_.has_value(); }
+
+  // Counts the bytes after the data (for the trailing-bytes message), stopping once more than
+  // `limit` are counted: past it the count changes nothing, and the rest of a gzip file could
+  // decompress to gigabytes.
+  uint64_t count_rest(uint64_t limit) {
+    std::vector<uint8_t> scratch(size_t{64} << 10);
     uint64_t rest = 0;
-    for (size_t got; (got = read(scratch.data(), scratch.size())) > 0;) rest += got;
+    while (rest <= limit) {
+      const size_t got = read(scratch.data(), scratch.size());
+      if (got == 0) break;
+      rest += got;
+    }
     return rest;
   }
 
-  bool ended_early() const { return ended_early_; }
-
  private:
-  std::string path_;
-  gzFile file_ = nullptr;
-  bool ended_ = false;
-  bool ended_early_ = false;
+  InputFile& file_;
+  std::optional<GzipReader> gzip_;
 };
 
 }  // namespace
 
 IdxArray read_idx(const std::string& path) {
-  Reader in(path);
-  const std::string where = "IDX file " + path + ": ";
+  InputFile file(path, "IDX file " + path);
+  IdxBytes in(file);
+  const std::string where = file.where() + ": ";
   const char* gz_note = " (the gzip stream also ends early: the .gz file is cut short)";
 
   // Magic number: 0, 0, type code, number of dimensions.
@@ -173,23 +162,25 @@ IdxArray read_idx(const std::string& path) {
                  ": more than 4 GiB of data (corrupt header?)");
   }
 
-  // The data. Grow the buffer as bytes arrive, so a lying header on a small file cannot
-  // make us allocate gigabytes before we notice.
-  size_t have = 0;
+  // The data, allocated only once the file is known to be large enough to hold it.
   const auto expected = static_cast<size_t>(bytes);
-  while (have < expected) {
-    const size_t step = std::min(expected - have, kChunk);
-    out.data.resize(have + step);
-    const size_t got = in.read(out.data.data() + have, step);
-    have += got;
-    if (got < step) break;
-  }
+  const uint64_t most = in.most_data_bytes(4 + want_dims);
+  ENGINE_CHECK(expected <= most, where, "truncated data (dims ", shape_string(out.dims),
+               "): expected ", expected, " bytes of data, ",
+               in.gzip() ? detail::concat("but the gzip file's ", file.size(),
+                                          " bytes decompress to at most ", most, " (deflate "
+                                          "compresses at most ", kMaxDeflateRatio, ":1)")
+                         : detail::concat("found ", most));
+  out.data.resize(expected);
+  const size_t have = in.read(out.data.data(), expected);
   ENGINE_CHECK(have == expected, where, "truncated data (dims ", shape_string(out.dims),
                "): expected ", expected, " bytes of data, found ", have,
                in.ended_early() ? gz_note : "");
 
-  const uint64_t trailing = in.count_rest();
-  ENGINE_CHECK(trailing == 0, where, trailing, " trailing bytes after the ", expected,
+  // Reading on to the end also checks a gzip file's trailer (CRC-32 and length).
+  const uint64_t trailing = in.count_rest(kMaxTrailingCount);
+  ENGINE_CHECK(trailing == 0, where, trailing > kMaxTrailingCount ? "more than " : "",
+               std::min(trailing, kMaxTrailingCount), " trailing bytes after the ", expected,
                " bytes of data: the header sizes disagree with the file size");
   ENGINE_CHECK(!in.ended_early(), where,
                "truncated gzip file: all data arrived but the gzip stream ends early");

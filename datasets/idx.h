@@ -24,8 +24,12 @@ struct IdxArray {
   std::vector<uint8_t> data;
 };
 
-// Reads a raw or gzipped IDX file of type 0x08. Throws engine::Error with one line naming
-// the file and the problem for anything that is not a well-formed file of that type.
+// Reads a raw or gzipped IDX file of type 0x08 (gzip is recognised by its first two bytes,
+// whatever the file's name). Throws engine::Error with one line naming the file and the problem
+// for anything that is not a well-formed file of that type: a path that is not a regular file
+// (a FIFO or a device is refused, not read), a header promising more data than the file can
+// hold (checked before allocating), a gzip stream that is corrupt, cut short, followed by
+// garbage or whose trailer (CRC-32, length) disagrees with its data.
 IdxArray read_idx(const std::string& path);
 
 // Writes `a` as an IDX file of type 0x08: gzip-compressed when `path` ends in ".gz",

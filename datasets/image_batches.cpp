@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
+#include <system_error>
 
 #include "core/affine_sample.h"
+#include "core/binary_file.h"
 #include "core/device_services.h"
 #include "core/dispatch.h"
 #include "core/error.h"
@@ -110,6 +113,22 @@ void ImageBatches::stop_producer() {
     free_.push_back(ready_.front());
     ready_.pop_front();
   }
+}
+
+uint64_t ImageBatches::fingerprint() const {
+  namespace fs = std::filesystem;
+  std::string listing;  // per image: its path below the root, a NUL, its size (8 bytes)
+  for (const std::string& path : folder_.paths) {
+    std::error_code error;
+    const uint64_t bytes = fs::file_size(path, error);
+    ENGINE_CHECK(!error, path, ": cannot read its size (", error.message(), ")");
+    listing += fs::path(path).lexically_relative(folder_.root).generic_string();
+    listing += '\0';
+    listing.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+  }
+  const auto* labels = reinterpret_cast<const char*>(folder_.labels.data());
+  return uint64_t{crc32_of(listing.data(), listing.size())} << 32 |
+         crc32_of(labels, folder_.labels.size() * sizeof(int32_t));
 }
 
 void ImageBatches::start_epoch(int64_t epoch, int64_t steps, int64_t first_step) {

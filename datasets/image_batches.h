@@ -73,6 +73,11 @@ class ImageBatches {
   // The device tensors every batch is written into: x (B, H, W, 3) F32, y (B,) F32.
   const Tensor& x() const { return x_; }
   const Tensor& y() const { return y_; }
+  // What the loader trains on, for a checkpoint (nn::BatchSource::fingerprint): the CRC-32 of
+  // its file list (each image's path below the folder, with its size in bytes), then that of
+  // its labels. The same photos in another folder give the same value, other photos another.
+  // Reads each file's size (one stat per image; throws engine::Error naming a file that has gone).
+  uint64_t fingerprint() const;
 
   // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling), from
   // batch `first_step` on (a run resumed from a checkpoint mid-epoch; the batches before it

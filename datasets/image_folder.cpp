@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/logging.h"
+
 namespace engine::datasets {
 namespace {
 
@@ -165,11 +167,12 @@ std::vector<uint8_t> decode_folder(ImageFolder& folder, int height, int width, i
 std::string describe_skipped(const ImageFolder& folder, size_t max_lines) {
   const size_t count = folder.skipped.size();
   if (count == 0) return "";
+  // Names are any bytes: printable() keeps each file on its one line.
   std::string out = std::to_string(count) + " of " + std::to_string(count + folder.paths.size()) +
-                    " files in " + folder.root + " left out:";
+                    " files in " + printable(folder.root) + " left out:";
   const size_t shown = std::min(count, max_lines);
   for (size_t i = 0; i < shown; ++i)
-    out += "\n  " + folder.skipped[i].path + ": " + folder.skipped[i].reason;
+    out += "\n  " + printable(folder.skipped[i].path) + ": " + printable(folder.skipped[i].reason);
   if (shown < count) out += "\n  ... and " + std::to_string(count - shown) + " more";
   return out;
 }

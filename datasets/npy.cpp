@@ -3,20 +3,15 @@
 // shape costs nothing; every failure is one line naming the file.
 #include "datasets/npy.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <set>
-#include <system_error>
 #include <utility>
 
 #include "core/binary_file.h"
@@ -24,8 +19,6 @@
 
 namespace engine::datasets {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr char kMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 // NumPy's reader refuses longer headers too (numpy.lib.format, max_header_size): they cost a
@@ -306,30 +299,21 @@ Stored classify(const std::string& descr, const std::string& path) {
               "and uint8 ('|u1'); convert in NumPy first, e.g. a.astype('float32')");
 }
 
-// A FILE* closed on every path out.
-struct File {
-  std::FILE* f = nullptr;
-  ~File() {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-
 // Reads exactly n bytes or says the file ended early.
-void read_exactly(std::FILE* f, void* dst, size_t n, const std::string& path) {
-  if (n == 0) return;
-  const size_t got = std::fread(dst, 1, n, f);
-  ENGINE_CHECK(got == n, "NumPy file ", path, ": ", std::ferror(f) ? "read error" : "truncated data",
-               " (", got, " of ", n, " bytes read; did the file change while being read?)");
+void read_exactly(InputFile& file, void* dst, size_t n) {
+  const size_t got = file.read(dst, n);
+  ENGINE_CHECK(got == n, file.where(), ": truncated data (", got, " of ", n,
+               " bytes read; did the file change while being read?)");
 }
 
 // Reads `count` elements of type From and converts each into `out` with `convert`, which checks
 // the element's range; chunk by chunk, so a large file is not held twice.
 template <typename From, typename To, typename Convert>
-void read_converted(std::FILE* f, size_t count, To* out, const std::string& path, Convert convert) {
+void read_converted(InputFile& file, size_t count, To* out, Convert convert) {
   std::vector<From> chunk(std::min(count, kChunkElements));
   for (size_t done = 0; done < count;) {
     const size_t n = std::min(count - done, chunk.size());
-    read_exactly(f, chunk.data(), n * sizeof(From), path);
+    read_exactly(file, chunk.data(), n * sizeof(From));
     for (size_t i = 0; i < n; ++i) out[done + i] = convert(chunk[i], done + i);
     done += n;
   }
@@ -374,26 +358,15 @@ std::string name_problem(const std::string& name) {
 }  // namespace
 
 Tensor read_npy(const std::string& path) {
-  const std::string where = "NumPy file " + path + ": ";
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  ENGINE_CHECK(fs::exists(status), where, "no such file");
-  ENGINE_CHECK(!fs::is_directory(status), where, "is a directory, not a file");
-  File file;
-  errno = 0;
-  file.f = std::fopen(path.c_str(), "rb");
-  ENGINE_CHECK(file.f != nullptr, where, "cannot open (",
-               errno != 0 ? std::strerror(errno) : "unknown error", ")");
-  struct stat st {};
-  ENGINE_CHECK(::fstat(::fileno(file.f), &st) == 0 && S_ISREG(st.st_mode), where,
-               "not a regular file");
-  const auto size = static_cast<uint64_t>(st.st_size);
+  InputFile file(path, "NumPy file " + path);
+  const std::string where = file.where() + ": ";
+  const uint64_t size = file.size();
   ENGINE_CHECK(size > 0, where, "empty file (0 bytes)");
 
   // Magic, version, header length: 10 bytes in version 1.0, 12 in 2.0 and 3.0.
   unsigned char prefix[12] = {};
   const size_t have = static_cast<size_t>(std::min<uint64_t>(size, sizeof prefix));
-  read_exactly(file.f, prefix, have, path);
+  read_exactly(file, prefix, have);
   const size_t magic_seen = std::min(have, sizeof kMagic);
   const bool magic_ok = std::memcmp(prefix, kMagic, magic_seen) == 0;
   if (!magic_ok && have >= 4 && std::memcmp(prefix, "PK", 2) == 0 &&
@@ -426,11 +399,9 @@ Tensor read_npy(const std::string& path) {
   const size_t already = have - header_start;  // header bytes read with the prefix (v1.0: 2)
   std::memcpy(header.data(), prefix + header_start, std::min<size_t>(already, header_length));
   if (header_length > already) {
-    read_exactly(file.f, header.data() + already, header_length - already, path);
+    read_exactly(file, header.data() + already, header_length - already);
   } else if (already > header_length) {
-    // The prefix read ran into the data: go back to where it starts.
-    ENGINE_CHECK(std::fseek(file.f, static_cast<long>(data_start), SEEK_SET) == 0, where,
-                 "cannot seek");
+    file.seek(data_start);  // the prefix read ran into the data: go back to where it starts
   }
 
   HeaderParser parser(header, path);
@@ -468,10 +439,10 @@ Tensor read_npy(const std::string& path) {
     case Stored::F32:
     case Stored::I32:
     case Stored::U8:
-      read_exactly(file.f, t.raw_data(), static_cast<size_t>(expected), path);
+      read_exactly(file, t.raw_data(), static_cast<size_t>(expected));
       break;
     case Stored::F64:
-      read_converted<double>(file.f, n, t.data<float>(), path, [&](double v, size_t i) {
+      read_converted<double>(file, n, t.data<float>(), [&](double v, size_t i) {
         ENGINE_CHECK(!std::isfinite(v) || std::fabs(v) <= std::numeric_limits<float>::max(),
                      where, "element ", i, " (C order) is ", number_text(v),
                      ", beyond float32's range (about 3.4e38); float64 data is read as float32");
@@ -479,7 +450,7 @@ Tensor read_npy(const std::string& path) {
       });
       break;
     case Stored::I64:
-      read_converted<int64_t>(file.f, n, t.data<int32_t>(), path, [&](int64_t v, size_t i) {
+      read_converted<int64_t>(file, n, t.data<int32_t>(), [&](int64_t v, size_t i) {
         ENGINE_CHECK(v >= std::numeric_limits<int32_t>::min() &&
                          v <= std::numeric_limits<int32_t>::max(),
                      where, "element ", i, " (C order) is ", v,

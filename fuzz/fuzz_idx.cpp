@@ -2,10 +2,11 @@
 //
 // What is fuzzed: the whole file. The input bytes become an IDX file on disk and read_idx
 // parses it: the 4-byte magic number (two zeros, type code, number of dimensions), the
-// big-endian dimension sizes, the data, and the check that nothing follows it. zlib's gzopen
-// looks at the first bytes, not at the file name, so an input that starts with the gzip
+// big-endian dimension sizes, the data, and the check that nothing follows it. read_idx looks
+// at the first two bytes, not at the file name, so an input that starts with the gzip
 // signature (1f 8b) is decompressed first: the same target also fuzzes the gzip path, a
-// stream cut short, corrupt deflate data, and sizes that only show after decompression.
+// stream cut short, corrupt deflate data, and sizes that only show after decompression
+// (fuzz_gzip fuzzes that layer alone, in memory).
 //
 // Why: MNIST and Fashion-MNIST files come from downloads and from our own fetch scripts, and a
 // file cut short or a header that lies about its sizes must give one clear engine::Error,

@@ -9,8 +9,8 @@ bytes (everything is derived from fixed seeds); docs/fuzzing.md explains the tar
 
     /usr/bin/python3 fuzz/make_corpus.py            # needs Pillow for the JPEG seeds
 
-Formats: datasets/idx.h (IDX), datasets/cifar10.h (CIFAR-10 binary batches),
-docs/weights_format.md (weights files), datasets/jpeg_image.h (JPEG).
+Formats: datasets/idx.h (IDX), datasets/gzip_reader.h (gzip), datasets/cifar10.h (CIFAR-10
+binary batches), docs/weights_format.md (weights files), datasets/jpeg_image.h (JPEG).
 """
 import gzip
 import io
@@ -69,6 +69,51 @@ def make_idx(rng):
     # A gzip stream whose data says more bytes follow than the header holds: sizes that only
     # show after decompression.
     write("idx", "gzip_lying_header.idx.gz", gz(idx([1000], bytes(10))))
+
+
+# ---- gzip files (RFC 1952) for fuzz_gzip: each seed is read both as a gzip file and as data --
+def gzip_member(data, flags=0, extra=b"", name=b"", comment=b""):
+    """One member written by hand, so that the optional header fields appear: FEXTRA (4),
+    FNAME (8), FCOMMENT (16) and the header's own CRC-16, FHCRC (2)."""
+    header = bytearray(b"\x1f\x8b\x08" + bytes([flags]) + bytes(4) + b"\x00\x03")
+    if flags & 4:
+        header += struct.pack("<H", len(extra)) + extra
+    if flags & 8:
+        header += name + b"\x00"
+    if flags & 16:
+        header += comment + b"\x00"
+    if flags & 2:
+        header += struct.pack("<H", zlib.crc32(bytes(header)) & 0xFFFF)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: the member adds the rest
+    body = deflate.compress(data) + deflate.flush()
+    return bytes(header) + body + struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data))
+
+
+def make_gzip():
+    fresh_dir("gzip")
+    rng = random.Random(24)  # its own generator: the other targets' seeds stay as they were
+    text = b"IDX files: the format MNIST and Fashion-MNIST ship in, gzipped.\n" * 3
+    labels = idx([10], bytes(range(10)))
+    noise = bytes(rng.randrange(256) for _ in range(300))
+    packed = gz(text)
+    write("gzip", "valid_text.gz", packed)
+    write("gzip", "valid_idx_labels.gz", gz(labels))
+    write("gzip", "valid_empty.gz", gz(b""))
+    write("gzip", "valid_noise_stored_level0.gz", gzip.compress(noise, compresslevel=0, mtime=0))
+    write("gzip", "valid_header_fields.gz",
+          gzip_member(text[:40], flags=2 | 4 | 8 | 16, extra=b"ab\x02\x00xy", name=b"labels.idx",
+                      comment=b"seed"))
+    write("gzip", "valid_zeros_64k.gz", gz(bytes(1 << 16)))
+    write("gzip", "two_members.gz", gz(text[:50]) + gz(labels))
+    write("gzip", "bad_crc.gz", packed[:-8] + bytes([packed[-8] ^ 1]) + packed[-7:])
+    write("gzip", "bad_length.gz", packed[:-4] + bytes([packed[-4] ^ 1]) + packed[-3:])
+    write("gzip", "trailing_garbage.gz", packed + b"junk")
+    write("gzip", "trailing_half_signature.gz", packed + b"\x1f")
+    write("gzip", "truncated_half.gz", packed[: len(packed) // 2])
+    write("gzip", "truncated_trailer.gz", packed[:-4])
+    write("gzip", "header_only.gz", packed[:10])
+    write("gzip", "corrupt_deflate.gz", packed[:12] + bytes(b ^ 0xA7 for b in packed[12:-8]) + packed[-8:])
+    write("gzip", "not_gzip_noise.bin", noise[:64])
 
 
 # ---- CIFAR-10: records of 1 label byte + 3,072 pixel bytes (R plane, G plane, B plane) ------
@@ -210,6 +255,7 @@ def main():
     make_cifar10(rng)
     make_weights(rng)
     make_jpeg(rng)
+    make_gzip()
     total = 0
     for root, _, files in os.walk(CORPUS):
         for name in files:

@@ -6,6 +6,7 @@
 
 #include "core/binary_file.h"
 #include "core/error.h"
+#include "nn/fit_run.h"
 #include "nn/weights_io.h"
 
 namespace engine::nn {
@@ -29,6 +30,12 @@ void put_record(ByteWriter& out, const EpochRecord& e) {
   }
 }
 
+// The CRC-32 of a tensor's bytes, read on the host (a device's tensor is copied there first).
+uint32_t crc32_of_tensor(const Tensor& t) {
+  if (!t.device().is_cpu()) return crc32_of_tensor(t.to(Device::cpu()));
+  return crc32_of(static_cast<const char*>(t.raw_data()), t.nbytes());
+}
+
 EpochRecord get_record(ByteReader& in) {
   EpochRecord e;
   e.epoch = in.get<int32_t>("epoch record");
@@ -41,6 +48,10 @@ EpochRecord get_record(ByteReader& in) {
 }
 
 }  // namespace
+
+uint64_t fingerprint_of(const Dataset& data) {
+  return uint64_t{crc32_of_tensor(data.x)} << 32 | crc32_of_tensor(data.y);
+}
 
 void refuse_non_finite(const ParameterStore& store, const std::vector<float>& flat,
                        const std::string& path, const std::string& refusal,
@@ -61,6 +72,8 @@ void save_checkpoint(Sequential& model, const TrainingState& state, const std::s
   out.put<uint64_t>(state.seed);
   out.put<int64_t>(state.batch_size);
   out.put<int64_t>(state.steps_per_epoch);
+  out.put<int64_t>(state.data_samples);
+  out.put<uint64_t>(state.data_fingerprint);
   out.put<int32_t>(state.epoch);
   out.put<int64_t>(state.step);
   out.put<int64_t>(model.step_counter().to_int_vector()[0]);
@@ -100,6 +113,10 @@ TrainingState load_checkpoint(Sequential& model, const std::string& path) {
   s.seed = in.get<uint64_t>("seed");
   s.batch_size = in.get<int64_t>("batch size");
   s.steps_per_epoch = in.get<int64_t>("steps per epoch");
+  if (in.version() >= 2) {  // version 1 has no data fingerprint: 0, not checked
+    s.data_samples = in.get<int64_t>("training samples");
+    s.data_fingerprint = in.get<uint64_t>("data fingerprint");
+  }
   s.epoch = in.get<int32_t>("epoch");
   s.step = in.get<int64_t>("step");
   const auto step_counter = in.get<int64_t>("step counter");
@@ -151,6 +168,21 @@ TrainingState load_checkpoint(Sequential& model, const std::string& path) {
     buffers[i].second.copy_from(Tensor::from_vector(states[i], buffers[i].second.shape()));
   }
   model.set_step_counter(step_counter);
+  s.file = path;
+  return s;
+}
+
+TrainingState state_after_fit(const FitOptions& options, const BatchSource& source,
+                              const History& history) {
+  TrainingState s;
+  s.seed = options.seed;
+  s.batch_size = global_batch(options);
+  s.steps_per_epoch = steps_per_epoch(options, source.size());
+  s.data_samples = global_samples(options, source);
+  s.data_fingerprint = source.fingerprint();
+  s.epoch = history.epochs.empty() ? 1 : history.epochs.back().epoch + 1;
+  s.source_state = source.state();  // as it stands after the last epoch
+  s.history = history.epochs;
   return s;
 }
 

@@ -40,6 +40,14 @@ struct FitRun {
   int64_t steps = 0;        // per epoch
   int64_t full_batch = 0;   // the samples of a full batch: the steps a graph replays
   Metric metric = Metric::None;  // what the loss reports beside itself: accuracy or mae
+  // source.fingerprint(), taken once where the run saves or resumes a checkpoint (0 otherwise):
+  // the checkpoints record it, resume_from compares it.
+  uint64_t data_fingerprint = 0;
+
+  // Goes on from a checkpoint: its history and the source's state, after checking that it was
+  // saved by a run like this one (the same seed, batch size, steps per epoch and data, and no
+  // more epochs done than this run asks for); each refusal is one line naming its file.
+  void resume_from(const TrainingState& saved);
 
   // ---- the epoch in progress ------------------------------------------------------------------
   int epoch = 0;
@@ -59,8 +67,11 @@ struct FitRun {
   // Seconds spent on the epoch so far, a resumed run's earlier part included.
   double epoch_seconds() const { return earlier_seconds + seconds_since(epoch_start_); }
   // The running means (loss, metric: accuracy or mae), read from the device as --breakdown's
-  // readback.
+  // readback. In a data-parallel run, this rank's, until sum_over_ranks.
   std::pair<double, double> read_means();
+  // In a data-parallel run, makes the running sums those of all ranks: every rank calls it at
+  // the same point (the epoch's end, a stop), never only one of them (a progress redraw).
+  void sum_over_ranks();
 
  private:
   std::chrono::steady_clock::time_point epoch_start_;
@@ -69,6 +80,10 @@ struct FitRun {
 // Metrics as the progress line shows them: the loss, then the metric's value under its name
 // ("accuracy", "mae"; a NaN value is left out).
 Metrics metrics_of(Metric metric, double loss, double value);
+
+// The steps each epoch of `samples` runs: options.steps_per_epoch, at most a pass over them, or
+// a pass when it is 0 (the last batch may be partial).
+int64_t steps_per_epoch(const FitOptions& options, int64_t samples);
 
 class FitObserver {
  public:

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "core/autograd.h"
@@ -16,6 +17,7 @@
 #include "core/linearize.h"
 #include "core/nvtx.h"
 #include "core/ops.h"
+#include "nn/memory_estimate.h"
 #include "nn/progress.h"
 
 namespace engine::nn {
@@ -149,7 +151,55 @@ bool run_loop(const Linearization& lin, const Sizes& s, Tensor& dense, const Jac
   return true;
 }
 
+// Bytes of `floats` 4-byte floats, counted in double (a J can have more elements than an
+// int64_t holds) and capped at the largest size_t.
+size_t float_bytes(double floats) {
+  const double bytes = floats * sizeof(float);
+  const auto most = static_cast<double>(std::numeric_limits<size_t>::max());
+  return bytes >= most ? std::numeric_limits<size_t>::max() : static_cast<size_t>(bytes);
+}
+
+// What to change when J does not fit: the blocks alone where they would help, or fewer rows.
+std::string jacobian_memory_hint(const Shape& x_shape, const Shape& y_shape,
+                                 const JacobianOptions& options) {
+  if (!options.rowwise || options.blocks || options.mode == JacobianMode::Loop) {
+    return "fewer rows of x (--val)";
+  }
+  JacobianOptions blocks = options;
+  blocks.blocks = true;
+  return "the diagonal blocks alone (--blocks) take " +
+         memory_size(estimate_jacobian_memory(x_shape, y_shape, blocks).result) +
+         "; or fewer rows of x (--val)";
+}
+
 }  // namespace
+
+size_t JacobianMemory::total() const {
+  return result > std::numeric_limits<size_t>::max() - dense ? std::numeric_limits<size_t>::max()
+                                                             : result + dense;
+}
+
+JacobianMemory estimate_jacobian_memory(const Shape& x_shape, const Shape& y_shape,
+                                        const JacobianOptions& options) {
+  const auto x = static_cast<double>(numel(x_shape)), y = static_cast<double>(numel(y_shape));
+  const double rows = options.blocks ? static_cast<double>(x_shape.at(0)) : 1.0;
+  JacobianMemory need;
+  need.result = float_bytes(x * y / rows);
+  need.dense = options.mode == JacobianMode::Loop && options.blocks ? float_bytes(x * y) : 0;
+  return need;
+}
+
+void check_jacobian_memory(const Shape& x_shape, const Shape& y_shape,
+                           const JacobianOptions& options, Device device) {
+  const JacobianMemory need = estimate_jacobian_memory(x_shape, y_shape, options);
+  std::string parts = (options.blocks ? "its diagonal blocks " : "J ") + memory_size(need.result);
+  if (need.dense > 0) parts += ", the dense J they are taken from " + memory_size(need.dense);
+  Shape shape = y_shape;
+  shape.insert(shape.end(), x_shape.begin(), x_shape.end());
+  check_memory(need.total(), "J of shape " + engine::to_string(shape) + " (" + parts + ")",
+               device_services(device).memory_info(), 0, device,
+               jacobian_memory_hint(x_shape, y_shape, options));
+}
 
 const char* to_string(JacobianMode mode) {
   switch (mode) {
@@ -207,6 +257,7 @@ Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
   ENGINE_CHECK(!forward || forward_ok, "jacobian: forward mode needs a forward-mode rule for every op, and '",
                no_forward, "' has none (use reverse or auto)");
 
+  check_jacobian_memory(s.x_shape, s.y_shape, o, device);
   Tensor result = Tensor::empty(result_shape, DType::F32, device);
   stats.result_bytes = result.nbytes();
   const Tensor one = Tensor::full({1}, 1.0f, device);

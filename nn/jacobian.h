@@ -75,7 +75,30 @@ struct JacobianStats {
   LoopEstimate loop;      // loop only
 };
 
+// Before J is allocated, jacobian() checks what it will take beside the recorded forward pass
+// against the free memory of x's device (check_jacobian_memory), and refuses with the estimate
+// and what to change (DeviceError) rather than an allocator's error.
 Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
                 const JacobianOptions& options = {}, JacobianStats* stats = nullptr);
+
+// What jacobian() allocates beside the recorded forward pass, for x and f(x) of these shapes,
+// that can be known before it runs: J (the blocks alone with options.blocks), and for the loop
+// with options.blocks the dense J it takes them from. (A chunk's working set comes on top: up
+// to options.memory_limit, often far less, so it is not counted.) Sizes too large for a size_t
+// are the largest one.
+struct JacobianMemory {
+  size_t result = 0;  // J as returned
+  size_t dense = 0;   // the loop's dense J beside the blocks (0 otherwise)
+  size_t total() const;
+};
+JacobianMemory estimate_jacobian_memory(const Shape& x_shape, const Shape& y_shape,
+                                        const JacobianOptions& options);
+// Throws DeviceError, one line (nn/memory_estimate.h, check_memory), when that does not fit
+// the free memory of `device`: "needs ~1.56 PiB of host memory for J of shape (1048576, 400,
+// 1048576, 1) (J 1.56 PiB), the host has ...: the diagonal blocks alone (--blocks) take 1.56
+// GiB; or fewer rows of x (--val)". jacobian() calls it once f is recorded; a caller that knows
+// the shapes calls it first, before it makes x or records anything (apps/jacobian_mlp.cpp does).
+void check_jacobian_memory(const Shape& x_shape, const Shape& y_shape,
+                           const JacobianOptions& options, Device device);
 
 }  // namespace engine::nn

@@ -37,6 +37,9 @@ struct ForwardContext {
   uint64_t dropout_seed = 0;
   Tensor step;
   int dropout_calls = 0;
+  // Where this batch's rows start in the step's global batch: a data-parallel rank's offset
+  // (core/data_parallel.h), so its dropout masks are those one device would draw. 0 otherwise.
+  int64_t first_row = 0;
   bool skip_activation = false;  // return pre-activation outputs (logits); see Sequential
 };
 

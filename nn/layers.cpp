@@ -75,8 +75,9 @@ std::vector<LayerSetting> Dropout::config() const { return {{"rate", rate_}}; }
 Tensor Dropout::forward(const Tensor& x, ForwardContext& ctx) {
   if (!ctx.training) return x;
   ENGINE_CHECK(ctx.step.defined(), "Dropout: training without a step counter");
+  const int64_t row_elements = x.dim(0) > 0 ? x.numel() / x.dim(0) : 0;
   const DropoutStream stream{derive_seed(ctx.dropout_seed, static_cast<uint64_t>(ctx.dropout_calls++)),
-                             ctx.step};
+                             ctx.step, static_cast<uint64_t>(ctx.first_row * row_elements)};
   return engine::dropout(x, rate_, true, stream);
 }
 

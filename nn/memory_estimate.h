@@ -6,7 +6,11 @@
 //   optimizer state 248.2 MiB, activations 392.89 GiB, input batch 6.00 GiB), the host has
 //   19.21 GiB free of 23.54 GiB: lower --batch-size
 // On a GPU the memory is the device's (cudaMemGetInfo). The apps call it in one place:
-// apps/common/training_report.cpp, train_and_report, before fit.
+// apps/common/training_report.cpp, train_and_report, before the model is built: the layers'
+// shapes come from the layers themselves, so nothing sized by the data or a flag (the weights
+// behind a Flatten of large images, a convolution's buffers) is allocated before the check (issue
+// 24: an IDX of a few 3000 x 3000 images fed to mnist_cnn ended in std::bad_alloc while building
+// the model; it is now refused with the estimate, its weights alone needing ~274 GiB).
 //
 // The estimate, for a batch of B samples of 4-byte floats:
 //   parameters, gradients   4 bytes per weight each (the model's two flat buffers)
@@ -57,16 +61,33 @@ struct MemoryEstimate {
 // weights' size in its optimizer.
 MemoryEstimate estimate_training_memory(const Sequential& model, int64_t batch,
                                         int64_t optimizer_buffers);
+// The same for a model not built yet, for samples of `sample_shape`: each layer's build() fixes
+// its shapes and allocates nothing (the model's build() calls it again, with the same shape).
+MemoryEstimate estimate_training_memory(Sequential& model, const Shape& sample_shape,
+                                        int64_t batch, int64_t optimizer_buffers);
+
+// How many buffers of the weights' size `optimizer` keeps (Adam 2, RMSprop 1, Adadelta 2, SGD 0,
+// or 1 with momentum), asked before any model exists: its state() of a store of no weights
+// makes them empty (its first step, or a checkpoint's load, makes them at the weights' size).
+int64_t state_buffer_count(Optimizer& optimizer);
 
 // "~1.23 GiB for batch 32 (parameters 0.4 MiB, gradients ..., input batch 98.0 KiB)".
 std::string describe(const MemoryEstimate& estimate);
-// 1536 -> "1.5 KiB", 3 << 30 -> "3.00 GiB".
+// 1536 -> "1.5 KiB", 3 << 30 -> "3.00 GiB", 5 << 40 -> "5.00 TiB", 1.76e15 -> "1.56 PiB".
 std::string memory_size(size_t bytes);
 
-// Throws DeviceError with the one line above when `need` does not fit: when its total exceeds
+// Throws DeviceError, one line, when `need` bytes do not fit what `memory` has free plus
+// `already_allocated` (the part of `need` in place already): "needs ~X of host memory for
+// <what>, the host has Y free of Z: <hint>" ("device" on a GPU). Does nothing when memory is
+// unknown. The training check below and jacobian()'s (nn/jacobian.h) say it this way.
+void check_memory(size_t need, const std::string& what, const DeviceMemory& memory,
+                  size_t already_allocated, Device device, const std::string& hint);
+
+// check_memory for a training run, with the one line above: when its total exceeds
 // memory.free_bytes + already_allocated, `already_allocated` being the part of the estimate
-// that is in place already (the model's buffers, made before the check). Does nothing when
-// memory is unknown. `device` names the memory: "device" on a GPU, "host" on the CPU.
+// that is in place already (the model's buffers, where made before the check). The hint is
+// "lower --batch-size", or where the weights alone (parameters, gradients, optimizer state) do
+// not fit, that no batch will: smaller inputs or a smaller model.
 void check_training_memory(const MemoryEstimate& need, const DeviceMemory& memory,
                            size_t already_allocated, Device device);
 
@@ -76,6 +97,14 @@ void check_training_memory(const MemoryEstimate& need, const DeviceMemory& memor
 // device reports (DeviceServices::memory_info). It makes the optimizer's state buffers now, as the
 // first step would (Optimizer::state), to count them. Returns the estimate.
 MemoryEstimate preflight_training_memory(Sequential& model, int64_t batch,
+                                         std::optional<DeviceMemory> memory = std::nullopt);
+// The pre-flight check before model.build(), which train_and_report makes: the estimate for
+// samples of `sample_shape` (planned from the layers, above) in batches of `batch`, with
+// `optimizer_buffers` (state_buffer_count; 0 for a run that only evaluates), logged at debug
+// level and checked against `memory`, by default what `device` reports. Nothing of the model
+// exists yet, so all of it must fit in the free memory. Returns the estimate.
+MemoryEstimate preflight_training_memory(Sequential& model, const Shape& sample_shape,
+                                         Device device, int64_t batch, int64_t optimizer_buffers,
                                          std::optional<DeviceMemory> memory = std::nullopt);
 
 }  // namespace engine::nn

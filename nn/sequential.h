@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/data_parallel.h"
 #include "core/device_services.h"
 #include "core/ops.h"
 #include "nn/layer.h"
@@ -67,6 +68,10 @@ class Sequential {
   void train_step(const Dataset& data, const Tensor& index, RunningMetrics& metrics);
   // Seeds dropout's masks as fit() does with FitOptions::seed; for a loop of your own.
   void set_training_seed(uint64_t seed);
+  // A data-parallel run's ranks (core/data_parallel.h): train_step then averages the gradients
+  // over them before the update, and draws the dropout masks of this rank's rows in the global
+  // batch. nullptr (the default): one process. fit() sets it from FitOptions::communicator.
+  void set_communicator(Communicator* communicator) { communicator_ = communicator; }
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);
@@ -87,6 +92,7 @@ class Sequential {
   Tensor step_;
   uint64_t dropout_seed_ = 0;
   uint64_t seed_ = 0;
+  Communicator* communicator_ = nullptr;
 };
 
 }  // namespace engine::nn

@@ -7,6 +7,7 @@
 #include "core/ops.h"
 #include "core/profiler.h"
 #include "core/rng.h"
+#include "nn/gradient_buckets.h"
 #include "nn/sequential.h"
 
 namespace engine::nn {
@@ -139,15 +140,26 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
   ctx.training = true;
   ctx.dropout_seed = dropout_seed_;
   ctx.step = step_;
+  ctx.first_row = communicator_ ? communicator_->rank() * index.numel() : 0;
   Tensor logits, losses;
   {
     Phase forward("forward");
     losses = batch_losses(*this, loss_, x, y, ctx, &logits);
   }
-  {
+  if (!communicator_) {
     Phase backward("backward");
     mean(losses).backward();
     zero_unreached_grads();
+  } else {
+    // Data-parallel: each group of gradients is averaged over the ranks as soon as backward
+    // has written it, while backward goes on (nn/gradient_buckets.h). Every rank's batch is as
+    // large, so the mean of the ranks' mean gradients is the global batch's.
+    Phase backward("backward");
+    GradientBuckets buckets(*communicator_, store_);
+    engine::backward(mean(losses), Tensor(),
+                     [&buckets](const Tensor& leaf) { buckets.leaf_written(leaf); });
+    zero_unreached_grads();
+    buckets.finish();
   }
   {
     Phase optimizer("optimizer");

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/nvtx.h"
 #include "core/ops.h"
+#include "nn/checkpoint.h"
 #include "nn/fit_run.h"
 #include "nn/graphed_step.h"
 #include "nn/observers/checkpoints.h"
@@ -67,31 +68,16 @@ int stop_requested(const FitOptions& options) {
   return options.stop_signal ? options.stop_signal->load() : 0;
 }
 
-// A checkpoint is only good for a run with the settings that shaped its batches and masks.
-void check_resumable(const TrainingState& saved, const FitOptions& options, int64_t steps) {
-  ENGINE_CHECK(saved.seed == options.seed && saved.batch_size == options.batch_size &&
-                   saved.steps_per_epoch == steps,
-               "the checkpoint was saved by a run with seed ", saved.seed, ", batch size ",
-               saved.batch_size, " and ", saved.steps_per_epoch,
-               " steps per epoch; this run has seed ", options.seed, ", batch size ",
-               options.batch_size, " and ", steps,
-               " steps per epoch (resume with the same seed, batch size and steps per epoch)");
-  // A checkpoint in the middle of an epoch past `epochs` holds weights of no epoch's end.
-  ENGINE_CHECK(saved.epoch <= options.epochs ||
-                   (saved.epoch == options.epochs + 1 && saved.step == 0),
-               "the checkpoint has ", saved.epoch - 1, " epochs done",
-               saved.step > 0 ? " and part of the next" : "", ", more than the ", options.epochs,
-               " this run asks for");
-}
-
 }  // namespace
 
 ResidentBatches::ResidentBatches(const Dataset& data, const FitOptions& options, Device device)
     : data_(data),
       shuffle_(options.shuffle),
+      rank_(options.communicator ? options.communicator->rank() : 0),
+      world_(options.communicator ? options.communicator->world() : 1),
       rng_(derive_seed(options.seed, 2)),
       order_(static_cast<size_t>(data.size())),
-      step_index_(Tensor::empty({std::min(options.batch_size, data.size())}, DType::I32, device)) {
+      step_index_(Tensor::empty({std::min(options.batch_size, size())}, DType::I32, device)) {
   std::iota(order_.begin(), order_.end(), 0);
 }
 
@@ -110,17 +96,18 @@ Bytes ResidentBatches::state() const {
 
 void ResidentBatches::restore_state(const Bytes& state) {
   uint64_t offset = 0;
+  const int64_t rows = data_.size();
   ENGINE_CHECK(state.size() == sizeof offset + order_.size() * sizeof(int32_t),
                "the checkpoint's shuffling state (", state.size(), " bytes) is not for ",
-               size(), " training samples (other data)");
+               rows, " training samples (other data)");
   std::vector<int32_t> order(order_.size());
   std::memcpy(&offset, state.data(), sizeof offset);
   std::memcpy(order.data(), state.data() + sizeof offset, order.size() * sizeof(int32_t));
   // The rows every step gathers: a permutation of them, or the checkpoint is not ours.
   std::vector<bool> seen(order.size(), false);
   for (const int32_t row : order) {
-    ENGINE_CHECK(row >= 0 && row < size() && !seen[static_cast<size_t>(row)],
-                 "the checkpoint's shuffling order is not a permutation of the ", size(),
+    ENGINE_CHECK(row >= 0 && row < rows && !seen[static_cast<size_t>(row)],
+                 "the checkpoint's shuffling order is not a permutation of the ", rows,
                  " training samples");
     seen[static_cast<size_t>(row)] = true;
   }
@@ -128,15 +115,19 @@ void ResidentBatches::restore_state(const Bytes& state) {
   order_ = std::move(order);
 }
 
+uint64_t ResidentBatches::fingerprint() const { return fingerprint_of(data_); }
+
 void ResidentBatches::start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) {
-  (void)epoch, (void)steps, (void)batch, (void)first_step;  // next() takes any slice
+  (void)epoch, (void)steps, (void)first_step;  // next() takes any slice
   if (shuffle_) {  // Fisher-Yates from the run's own stream: the same order every run
-    for (int64_t i = size() - 1; i > 0; --i) {
+    for (int64_t i = static_cast<int64_t>(order_.size()) - 1; i > 0; --i) {
       std::swap(order_[static_cast<size_t>(i)], order_[rng_.below(static_cast<uint64_t>(i + 1))]);
     }
   }
-  // The epoch's order goes to the device once; each step copies its slice on the device.
-  device_order_ = Tensor::from_ints(order_, {size()}, step_index_.device());
+  // The epoch's order (this rank's part of it) goes to the device once; each step copies its
+  // slice on the device.
+  device_order_ = Tensor::from_ints(world_ == 1 ? order_ : rank_order(order_, batch, rank_, world_),
+                                    {size()}, step_index_.device());
 }
 
 Tensor ResidentBatches::next(int64_t first, int64_t count) {
@@ -161,23 +152,25 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   ENGINE_CHECK(options.checkpoint_every >= 0, "checkpoint interval must not be negative, got ",
                options.checkpoint_every);
   check_dataset("training data", source.rows(), *this, loss_);
+  ENGINE_CHECK(!options.communicator || source.serves_ranks(),
+               "data-parallel training (--gpus) needs a batch source that gives each rank its "
+               "shard; this one does not (the image loader does not yet)");
   if (options.validation) check_dataset("validation data", *options.validation, *this, loss_);
   const int64_t n = source.size();
   ENGINE_CHECK(n >= 1, "training data is empty");
   const int64_t batch = options.batch_size;
-  const int64_t full_steps = (n + batch - 1) / batch;
 
   FitRun run(*this, source, options);
-  run.steps = options.steps_per_epoch > 0 ? std::min(options.steps_per_epoch, full_steps) : full_steps;
+  run.steps = steps_per_epoch(options, n);
   run.full_batch = std::min(batch, n);
   run.metric = metric_of(loss_, output_shape_);
   set_training_seed(options.seed);
+  set_communicator(options.communicator);
+  // Every rank starts from rank 0's weights (the same seed builds the same ones; a --load or
+  // a checkpoint read on each rank too, but one broadcast makes it certain).
+  if (options.communicator) options.communicator->broadcast(store_.values, 0);
   const TrainingState* resume = options.resume;
-  if (resume) {
-    check_resumable(*resume, options, run.steps);
-    run.history.epochs = resume->history;
-    source.restore_state(resume->source_state);
-  }
+  if (resume) run.resume_from(*resume);
   GraphedStep step(run);
   Checkpoints checkpoints(run);
   NanCheck nan_check(run, checkpoints);
@@ -199,6 +192,13 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   if (options.early_stopping) asked.push_back(std::make_unique<EarlyStopper>(run));
   if (!options.callbacks.empty()) asked.push_back(std::make_unique<UserCallbacks>(run));
   for (const auto& o : asked) observers.push_back(o.get());
+  // The signal to stop on, if any: in a data-parallel run the one all ranks agreed on, so that
+  // every rank stops after the same step (`now`: this step's; else one from two steps ago,
+  // nn's Communicator::agree_on_stop says why).
+  const auto stop_signal = [&](bool now) {
+    const int mine = stop_requested(options);
+    return options.communicator ? options.communicator->agree_on_stop(mine, now) : mine;
+  };
   // fit returns here, whether the run ended, stopped early or was interrupted.
   const auto finished = [&] {
     for (FitObserver* o : observers) o->train_finished(run);
@@ -233,7 +233,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       for (FitObserver* o : observers) o->step_finished(run, s + 1, count);
       // Stopped mid-epoch: the checkpoint goes on from the next step of this epoch. (At the
       // epoch's last step, the epoch is finished first, validation included.)
-      const int signal = stop_requested(options);
+      const int signal = stop_signal(false);
       if (signal != 0 && s + 1 < run.steps) {
         progress.interrupted();
         checkpoints.save_mid_epoch(s + 1);
@@ -253,6 +253,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.steps = steps_run;
     record.learning_rate = learning_rate;
     double metric = NOT_MEASURED;
+    run.sum_over_ranks();
     std::tie(record.loss, metric) = run.read_means();
     // A regression loss's metric goes to mae, the others' to accuracy; each NaN otherwise.
     const bool mae = run.metric == Metric::MeanAbsoluteError;
@@ -260,7 +261,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     record.mae = mae ? metric : NOT_MEASURED;
     for (FitObserver* o : observers) o->epoch_finished(run, record);
     run.history.epochs.push_back(record);
-    const int signal = stop_requested(options);
+    const int signal = stop_signal(true);
     checkpoints.after_epoch(signal);
     if (signal != 0) return stopped(signal, epoch + 1, 0);
     if (run.stop_training) {

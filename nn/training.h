@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/binary_file.h"
+#include "core/data_parallel.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "nn/callbacks.h"
@@ -64,6 +65,13 @@ class BatchSource {
   // loader's do.
   virtual Bytes state() const { return {}; }
   virtual void restore_state(const Bytes& state);
+  // What the source trains on, as 64 bits a checkpoint records, so that a run resumed on other
+  // data is refused (FitRun::resume_from) even where the sample count is the same: for resident
+  // data the CRC-32s of the inputs' and the labels' bytes (fingerprint_of, nn/checkpoint.h), for
+  // the image loader those of its file list and its labels. 0 (the default): the source cannot
+  // tell, and a resumed run is not checked for it. Called once per fit, where a checkpoint is
+  // saved or resumed.
+  virtual uint64_t fingerprint() const { return 0; }
   // Makes samples [first, first + count) of the epoch ready in rows() and returns the (count,)
   // I32 index of their rows there.
   virtual Tensor next(int64_t first, int64_t count) = 0;
@@ -73,6 +81,9 @@ class BatchSource {
   // are already on the device: --breakdown counts next()'s device time as input if so, as the
   // step's compute if not (nn/epoch_breakdown.h).
   virtual bool copies_from_host() const { return false; }
+  // Whether it serves a data-parallel rank its own shard (FitOptions::communicator); fit()
+  // refuses a source that does not, which would train every rank on the same rows.
+  virtual bool serves_ranks() const { return false; }
 };
 
 struct TrainingState;
@@ -96,7 +107,8 @@ struct FitOptions {
   int checkpoint_every = 0;
   // Where a checkpoint left off (load_checkpoint, which also restored the model and its
   // optimizer): fit goes on from there to `epochs` as if it had never stopped. It must have
-  // been saved with the same seed, batch size and steps per epoch, over the same data.
+  // been saved with the same seed, batch size and steps per epoch, over the same data (the
+  // source's fingerprint); else fit throws engine::Error naming the checkpoint's file.
   const TrainingState* resume = nullptr;
   // Once this holds a nonzero value (a signal number, set by a handler), fit finishes the
   // step it is in, saves a checkpoint (with a checkpoint_path), and returns with
@@ -125,28 +137,46 @@ struct FitOptions {
   // fresh run and flushed after each epoch; with `resume`, the file keeps its header and the
   // rows of the epochs the checkpoint holds, and the run appends to it.
   std::string log_csv;
+
+  // Data parallelism (core/data_parallel.h): with the ranks' communicator, each rank trains on
+  // its shard of every batch (batch_size rows of the global batch_size x world), the gradients
+  // are averaged over the ranks each step, the weights start from rank 0's, every rank stops
+  // after the same step on a signal, the epoch's loss and metric are over all ranks' rows, and
+  // only rank 0 writes checkpoints. nullptr: one process.
+  Communicator* communicator = nullptr;
 };
+
+// The samples of one step over all data-parallel ranks (batch_size x world; batch_size
+// without a communicator), and of one pass over the data (not a rank's shard): what a
+// checkpoint records, so that it resumes on any number of GPUs with the same global batch.
+int64_t global_batch(const FitOptions& options);
+int64_t global_samples(const FitOptions& options, const BatchSource& source);
 
 // A Dataset resident on the device, shuffled every epoch from options.seed; a full batch's row
 // indices are copied into one index buffer, so every full-batch step reads the same tensor.
+// In a data-parallel run (FitOptions::communicator) it serves this rank's shard of every
+// epoch's order (rank_order, core/data_parallel.h): size() is the rank's rows per epoch.
 class ResidentBatches final : public BatchSource {
  public:
-  // `data` must outlive this; options gives batch_size, shuffle and seed.
+  // `data` must outlive this; options gives batch_size, shuffle, seed and the communicator.
   ResidentBatches(const Dataset& data, const FitOptions& options, Device device);
-  int64_t size() const override { return data_.size(); }
+  int64_t size() const override { return rows_per_rank(data_.size(), world_); }
   const Dataset& rows() const override { return data_; }
   void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) override;
   Tensor next(int64_t first, int64_t count) override;
+  bool serves_ranks() const override { return true; }
   // Each epoch shuffles the previous epoch's order on: the state is the generator's position
   // and that order.
   Bytes state() const override;
   void restore_state(const Bytes& state) override;
+  uint64_t fingerprint() const override;
 
  private:
   const Dataset& data_;
   bool shuffle_;
+  int rank_ = 0, world_ = 1;
   Generator rng_;
-  std::vector<int32_t> order_;
+  std::vector<int32_t> order_;  // the epoch's order of all the rows, the same on every rank
   Tensor step_index_, device_order_;
 };
 
@@ -222,6 +252,10 @@ struct TrainingState {
   uint64_t seed = 0;
   int64_t batch_size = 0;
   int64_t steps_per_epoch = 0;  // resolved: the steps each epoch runs
+  // The data it trained on: the source's size and BatchSource::fingerprint() (0: not known, as
+  // in a checkpoint of format version 1). A resumed run must train on the same.
+  int64_t data_samples = 0;
+  uint64_t data_fingerprint = 0;
   // The epoch to go on with (1-based) and its steps already done (0 at an epoch boundary).
   int epoch = 1;
   int64_t step = 0;
@@ -234,6 +268,8 @@ struct TrainingState {
   double data_wait_seconds = 0.0;
   Bytes source_state;                // BatchSource::state() before `epoch` started
   std::vector<EpochRecord> history;  // the epochs done
+  // The file load_checkpoint read it from (not saved): fit's refusals to resume name it.
+  std::string file;
 };
 
 struct EvalOptions {

@@ -19,7 +19,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 [SECONDS_PER_TARGET]  (a positive whole number of seconds, got '$seconds')" >&2
   exit 2
 fi
-targets=(idx cifar10 weights checkpoint jpeg csv npy model_file)
+targets=(idx gzip cifar10 weights checkpoint jpeg csv npy model_file)
 build=build-fuzz
 
 for tool in clang clang++; do

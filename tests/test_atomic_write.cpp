@@ -1,6 +1,7 @@
-// The shared atomic writer (core/binary_file.h, write_file_atomically), issue 24 classes 1 and 2:
-// what sits at the path (FIFO, directory, symbolic link) and unique temporaries (two writers of
-// one path; a failed write leaves none behind).
+// The shared atomic writer (core/binary_file.h, write_file_atomically), issue 24 classes 1, 2
+// and 3: what sits at the path (FIFO, directory, symbolic link), unique temporaries (two writers
+// of one path; a failed write leaves none behind), a name with no room for the temporary's
+// suffix, and check_writable, which refuses before any work what the write would refuse.
 #include <doctest/doctest.h>
 
 #include <cerrno>
@@ -248,12 +249,11 @@ TEST_CASE("atomic write: a failed write leaves no temporary and the old file who
     std::signal(SIGXFSZ, previous);
     CHECK(msg == path + ": write failed (File too large)");
   }
-  SUBCASE("a name too long for the temporary's suffix") {
-    const std::string long_path = folder / std::string(250, 'n');
-    const std::string msg = error_of(long_path, file_of('b', 10));
-    CHECK(msg == long_path + ": cannot open for writing (File name too long: the name plus the "
-                             "11-character temporary suffix .tmp.XXXXXX is over the file "
-                             "system's limit)");
+  SUBCASE("a name longer than the file system allows") {
+    const std::string long_path = folder / std::string(256, 'n');
+    CHECK(error_of(long_path, file_of('b', 10)) ==
+          long_path + ": cannot open for writing (File name too long: the name is 256 bytes, the "
+                      "file system allows 255)");
   }
   SUBCASE("a missing folder") {
     const std::string missing = folder / "missing/x.weights";
@@ -262,4 +262,77 @@ TEST_CASE("atomic write: a failed write leaves no temporary and the old file who
   }
   CHECK(load(path) == 'a');
   CHECK(folder.names() == std::vector<std::string>{"model.weights"});
+}
+
+TEST_CASE("atomic write: a name with no room left for the temporary's suffix is written") {
+  // 250 bytes is a legal name, but FILE.tmp.XXXXXX would be 261: the old writer refused it
+  // ("File name too long"). The temporary's name is now FILE's cut short.
+  Folder folder("long_name");
+  for (const size_t length : {244, 245, 250, 255}) {
+    CAPTURE(length);
+    const std::string path = folder / std::string(length, 'n');
+    write(path, file_of('a', 1000));
+    CHECK(load(path) == 'a');
+    write(path, file_of('b', 1000));  // over the first: a temporary beside it, renamed
+    CHECK(load(path) == 'b');
+    CHECK(folder.names() == std::vector<std::string>{std::string(length, 'n')});
+    fs::remove(path);
+  }
+}
+
+namespace {
+std::string check_error(const std::string& path) {
+  try {
+    check_writable(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("check_writable: refuses before any work what the write would refuse, the same way") {
+  Folder folder("check");
+  fs::create_directory(folder / "dir");
+  std::ofstream(folder / "file") << "kept";
+  REQUIRE(::mkfifo((folder / "pipe").c_str(), 0644) == 0);
+  fs::create_symlink("pipe", folder / "to_pipe");
+  const std::vector<std::string> before = folder.names();
+  // Each bad path: check_writable's message is the one write_file_atomically gives.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {folder / "missing/x.json", "cannot open for writing (No such file or directory)"},
+      {folder / "file/x.json", "cannot open for writing (Not a directory)"},
+      {folder / "dir", "it is a directory, not a regular file"},
+      {folder / "pipe", "it is a FIFO (named pipe), not a regular file"},
+      {folder / "to_pipe", "which is a FIFO (named pipe), not a regular file"},
+      {folder / std::string(256, 'n'), "File name too long: the name is 256 bytes"},
+  };
+  for (const auto& path_and_reason : bad) {
+    const std::string& path = path_and_reason.first;
+    CAPTURE(path);
+    const std::string checked = check_error(path);
+    CHECK(checked.find(path_and_reason.second) != std::string::npos);
+    CHECK(checked.find(path) != std::string::npos);
+    CHECK(checked == error_of(path, file_of('a', 10)));
+  }
+  // Writable paths pass and nothing changes: no file made, none replaced, no temporary left.
+  CHECK(check_error(folder / "new.json") == "");
+  CHECK(check_error(folder / "file") == "");
+  CHECK(check_error(folder / std::string(255, 'n')) == "");
+  CHECK(folder.names() == before);
+  std::ifstream kept(folder / "file");
+  CHECK(std::string(std::istreambuf_iterator<char>(kept), {}) == "kept");
+}
+
+TEST_CASE("check_writable: a folder the user may not write to is refused, with the reason") {
+  if (::geteuid() == 0) {
+    MESSAGE("running as root, which may write anywhere: the permission case is not checked");
+    return;
+  }
+  Folder folder("read_only");
+  fs::create_directory(folder / "ro");
+  fs::permissions(folder / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string path = folder / "ro/x.json";
+  CHECK(check_error(path) == path + ": cannot open for writing (Permission denied)");
+  fs::permissions(folder / "ro", fs::perms::owner_all);
 }

@@ -29,16 +29,9 @@
 
 using namespace engine;
 using test::toy_data;
+using test::toy_model;
 
 namespace {
-
-nn::Sequential toy_model(float learning_rate = 0.01f) {
-  nn::Sequential model{nn::flatten(), nn::dense(16, Activation::Relu), nn::dropout(0.25f),
-                       nn::dense(2, Activation::Softmax)};
-  model.build({2, 3}, Device::cpu(), 7);
-  model.compile(std::make_unique<nn::Adam>(learning_rate), nn::Loss::SparseCategoricalCrossentropy);
-  return model;
-}
 
 std::vector<float> weights(const nn::Sequential& model) {
   return model.parameters().values.to_vector();

@@ -1,8 +1,10 @@
 // Checkpoints (nn/checkpoint.h) and what fit does with them: a run stopped mid-epoch or at an
 // epoch boundary and resumed ends with the weights of a straight run, bit for bit, with every
-// optimizer; bad files are refused with one line, the model untouched; NaN weights are never
-// saved; the NaN check names the epoch, the step and the parameter. The command line around
-// them (signals, kill -9 mid-write) is tests/test_checkpoint_cli.sh.
+// optimizer; a resumed run with other settings or other data (as many samples, one number
+// changed) is refused, naming the file; a version-1 file still loads; the state after fit is
+// fit's last checkpoint; bad files are refused with one line, the model untouched; NaN weights
+// are never saved; the NaN check names the epoch, the step and the parameter. The command line
+// around them (signals, kill -9 mid-write) is tests/test_checkpoint_cli.sh.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -81,6 +83,7 @@ class StopAt final : public nn::BatchSource {
   }
   Bytes state() const override { return inner_.state(); }
   void restore_state(const Bytes& state) override { inner_.restore_state(state); }
+  uint64_t fingerprint() const override { return inner_.fingerprint(); }
 
  private:
   nn::BatchSource& inner_;
@@ -159,8 +162,9 @@ TEST_CASE("stopped and resumed equals straight through, bit for bit, with every 
       {"RMSprop", [] { return std::make_unique<nn::RMSprop>(); }},
       {"Adadelta", [] { return std::make_unique<nn::Adadelta>(); }},
   };
-  for (const auto& [name, optimizer] : optimizers) {
-    INFO("optimizer: ", name);
+  for (const auto& entry : optimizers) {  // (no structured binding: INFO captures it, Clang refuses)
+    const MakeOptimizer& optimizer = entry.second;
+    INFO("optimizer: ", entry.first);
     SUBCASE("mid-epoch") { check_resume_matches_straight(optimizer, 2, 3); }
     SUBCASE("at an epoch boundary") { check_resume_matches_straight(optimizer, 1, 6); }
     SUBCASE("in the first step") { check_resume_matches_straight(optimizer, 1, 1); }
@@ -180,24 +184,28 @@ TEST_CASE("checkpoints every N epochs and after the last; a resumed run needs th
   CHECK(state.epoch == EPOCHS + 1);  // saved after the last epoch (3), not only after epoch 2
   CHECK(state.history.size() == EPOCHS);
 
+  // Every refusal names the checkpoint's file (before issue 24, none did).
+  const std::string& file = options.checkpoint_path;
   nn::FitOptions resuming = fit_options();
   resuming.resume = &state;
   resuming.seed = 8;
   check_message(error_of([&] { other.fit(data, resuming); }),
-                {"saved by a run with seed 7", "this run has seed 8", "same seed"});
+                {file + ": saved by a run with seed 7", "this run has seed 8", "same seed"});
   resuming.seed = 7;
   resuming.batch_size = 4;
-  check_message(error_of([&] { other.fit(data, resuming); }), {"batch size 8", "batch size 4"});
+  check_message(error_of([&] { other.fit(data, resuming); }),
+                {file + ": ", "batch size 8", "batch size 4"});
   resuming.batch_size = 8;
   resuming.epochs = 2;
   check_message(error_of([&] { other.fit(data, resuming); }),
-                {"3 epochs done, more than the 2"});
+                {file + ": has 3 epochs done, more than the 2"});
   resuming.epochs = EPOCHS;
   const nn::Dataset more = toy_data(50);  // 7 steps of 8, not 6
-  check_message(error_of([&] { other.fit(more, resuming); }), {"7 steps per epoch"});
+  check_message(error_of([&] { other.fit(more, resuming); }), {file + ": ", "7 steps per epoch"});
   const nn::Dataset fewer = toy_data(41);  // still 6 steps, but not the same samples
   check_message(error_of([&] { other.fit(fewer, resuming); }),
-                {"shuffling state", "not for 41 training samples"});
+                {file + ": saved by a run on other training data (43 samples",
+                 "this run trains on 41 samples"});
   // A checkpoint in the middle of epoch 2 is past a run of 1 epoch.
   {
     nn::Sequential stopped = toy_model(adam, 1);
@@ -213,13 +221,109 @@ TEST_CASE("checkpoints every N epochs and after the last; a resumed run needs th
     one.epochs = 1;
     one.resume = &mid;
     check_message(error_of([&] { stopped.fit(data, one); }),
-                  {"1 epochs done and part of the next, more than the 1"});
+                  {stopping.checkpoint_path, "1 epochs done and part of the next, more than the 1"});
   }
   // Nothing left to do: the history comes back whole, the weights stay.
   const std::vector<float> before = other.parameters().values.to_vector();
   const nn::History done = other.fit(data, resuming);
   CHECK(done.epochs.size() == EPOCHS);
   CHECK(other.parameters().values.to_vector() == before);
+}
+
+namespace {
+
+// One epoch of the toy run, checkpointed to `path`.
+void train_one_epoch(const nn::Dataset& data, const std::string& path) {
+  nn::Sequential model = toy_model(adam, 1);
+  nn::FitOptions options = fit_options();
+  options.epochs = 1;
+  options.checkpoint_path = path;
+  options.checkpoint_every = 1;
+  model.fit(data, options);
+}
+
+// `data` with one number of `which` (its inputs or its labels) changed.
+nn::Dataset with_one_change(const nn::Dataset& data, bool labels) {
+  if (labels) {
+    std::vector<int32_t> y = data.y.to_int_vector();
+    y[17] = 1 - y[17];
+    return {data.x, Tensor::from_ints(y, data.y.shape())};
+  }
+  std::vector<float> x = data.x.to_vector();
+  x[100] += 0.25f;
+  return {Tensor::from_vector(x, data.x.shape()), data.y};
+}
+
+}  // namespace
+
+TEST_CASE("resuming on other data is refused naming the checkpoint, with the same sample count") {
+  const nn::Dataset data = toy_data();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  train_one_epoch(data, path);
+  nn::Sequential model = toy_model(adam, 1);
+  const nn::TrainingState state = nn::load_checkpoint(model, path);
+  CHECK(state.file == path);
+  CHECK(state.data_samples == 43);
+  CHECK(state.data_fingerprint == nn::fingerprint_of(data));
+  nn::FitOptions resuming = fit_options();
+  resuming.resume = &state;
+  // 43 samples each, one number changed (before issue 24, both resumed without a word).
+  for (const bool labels : {false, true}) {
+    const std::string changed = labels ? "a label changed" : "an input changed";
+    INFO(changed);
+    check_message(error_of([&] { model.fit(with_one_change(data, labels), resuming); }),
+                  {path + ": saved by a run on other training data (43 samples, fingerprint ",
+                   "this run trains on 43 samples, fingerprint ",
+                   "(resume on the data the checkpoint was saved with)"});
+  }
+  // The same data in other tensors resumes: the fingerprint is of the bytes, not where they are.
+  const nn::Dataset copy{data.x.clone(), data.y.clone()};
+  const nn::History resumed = model.fit(copy, resuming);
+  CHECK(resumed.epochs.size() == EPOCHS);
+}
+
+TEST_CASE("a checkpoint of format version 1, without a data fingerprint, still loads and resumes") {
+  const nn::Dataset data = toy_data();
+  TempDir dir;
+  const std::string path = dir.file("v2.ckpt"), old = dir.file("v1.ckpt");
+  train_one_epoch(data, path);
+  // Version 1 is version 2 without the sample count and fingerprint, the 16 bytes after the
+  // magic (8), the version (4), the seed, the batch size and the steps per epoch (8 each).
+  engine::test::Bytes bytes = engine::test::read_bytes(path);
+  bytes.erase(bytes.begin() + 36, bytes.begin() + 52);
+  bytes[8] = 1;
+  const size_t body = bytes.size() - 4;
+  const uint32_t crc = crc32_of(reinterpret_cast<const char*>(bytes.data()), body);
+  std::memcpy(bytes.data() + body, &crc, sizeof crc);
+  engine::test::write_bytes(old, bytes);
+
+  nn::Sequential model = toy_model(adam, 5);
+  const nn::TrainingState state = nn::load_checkpoint(model, old);
+  CHECK(state.data_fingerprint == 0);
+  CHECK(state.epoch == 2);
+  nn::FitOptions resuming = fit_options();
+  resuming.resume = &state;
+  // Its data is not checked, but its shuffling state is for 43 samples, and a refusal of it
+  // names the file too.
+  check_message(error_of([&] { model.fit(toy_data(41), resuming); }),
+                {old + ": the checkpoint's shuffling state", "not for 41 training samples"});
+  CHECK(model.fit(data, resuming).epochs.size() == EPOCHS);
+}
+
+TEST_CASE("state_after_fit is what fit's own checkpoint after the last epoch holds, byte for byte") {
+  // The apps save it when a signal comes after fit and nothing else keeps the trained model.
+  const nn::Dataset data = toy_data();
+  TempDir dir;
+  nn::Sequential model = toy_model(adam, 1);
+  nn::FitOptions options = fit_options();
+  options.checkpoint_path = dir.file("by_fit.ckpt");
+  options.checkpoint_every = EPOCHS;
+  nn::ResidentBatches batches(data, options, Device::cpu());
+  const nn::History history = model.fit(batches, options);
+  const std::string after = dir.file("after_fit.ckpt");
+  nn::save_checkpoint(model, nn::state_after_fit(options, batches, history), after);
+  CHECK(engine::test::read_bytes(after) == engine::test::read_bytes(options.checkpoint_path));
 }
 
 TEST_CASE("bad checkpoints are refused with one line naming the file, the model untouched") {
@@ -240,7 +344,7 @@ TEST_CASE("bad checkpoints are refused with one line naming the file, the model 
     return error_of([&] { nn::load_checkpoint(model, path); });
   };
 
-  check_message(refused(dir.file("missing.ckpt")), {"missing.ckpt", "cannot open checkpoint"});
+  check_message(refused(dir.file("missing.ckpt")), {"checkpoint file", "missing.ckpt", "no such file"});
   engine::test::write_bytes(bad, {});
   check_message(refused(bad), {bad, "truncated"});
   engine::test::write_bytes(bad, engine::test::Bytes(bytes.begin(), bytes.begin() + 100));
@@ -252,7 +356,8 @@ TEST_CASE("bad checkpoints are refused with one line naming the file, the model 
   copy = bytes;
   copy[8] = static_cast<uint8_t>(nn::CHECKPOINT_FORMAT_VERSION + 1);  // version: bytes 8..11
   engine::test::write_bytes(bad, copy);
-  check_message(refused(bad), {bad, "written by a newer engine (format version 2"});
+  check_message(refused(bad), {bad, "written by a newer engine (format version " +
+                                        std::to_string(nn::CHECKPOINT_FORMAT_VERSION + 1)});
   copy = bytes;
   copy[copy.size() / 2] ^= 0x10;
   engine::test::write_bytes(bad, copy);

@@ -2,9 +2,13 @@
 # Checkpoints, --resume, signals and the NaN check on the command line of apps/mnist_mlp (the
 # flags are apps/common's, shared by every training app): 2 epochs + --resume to 4 gives the
 # weights of 4 straight, byte for byte; SIGINT and SIGTERM mid-run save, say how to resume, and
-# exit 130 / 143, and resuming ends where a straight run does; kill -9 in the middle of a
-# checkpoint write leaves the previous checkpoint loadable; bad checkpoints are refused with one
-# line; a NaN names the epoch, step and layer and leaves the last checkpoint as it was.
+# exit 130 / 143, and resuming ends where a straight run does; a SIGINT after fit's last look
+# still evaluates, saves --save's weights and exits 130 with one line; two runs in one folder,
+# one checkpoint path, both interrupted, leave a checkpoint that resumes and no temporaries;
+# kill -9 in the middle of a checkpoint write leaves the previous checkpoint loadable; bad
+# checkpoints are refused with one line; a checkpoint of other data (one pixel changed, or the
+# synthetic digits resumed on Fashion-MNIST) is refused naming it; a NaN names the epoch, step
+# and layer and leaves the last checkpoint as it was.
 # Usage: test_checkpoint_cli.sh PATH/TO/mnist_mlp DATA_DIR
 set -uo pipefail
 app=${1:?mnist_mlp binary}; data=${2:?data dir}
@@ -56,23 +60,8 @@ epochs_to_finish() {
   esac
 }
 
-# in_background DIR -- COMMAND...: starts COMMAND in DIR with its output in $tmp/out, $tmp/err,
-# and SIGINT not ignored (job control on: a script's background jobs otherwise ignore it, and
-# the app leaves an ignored signal ignored). Sets `pid`.
-in_background() {
-  local dir=$1; shift 2
-  set -m
-  (cd "$dir" && exec "$@") > "$tmp/out" 2> "$tmp/err" &
-  pid=$!
-  set +m
-}
-
-# wait_for CONDITION...: polls the condition for up to 30 s.
-wait_for() {
-  local i
-  for i in $(seq 1500); do "$@" && return 0; sleep 0.02; done
-  return 1
-}
+# shellcheck source=tests/signal_checks.sh
+. "$(dirname "$0")/signal_checks.sh"
 started_epoch_2() { grep -q "Epoch 2/" "$tmp/out"; }
 
 # ---- flags ----------------------------------------------------------------------------------
@@ -133,6 +122,78 @@ interrupt INT 130 "$tmp/int.ckpt" "$tmp" -- --checkpoint "$tmp/int.ckpt"
 mkdir -p "$tmp/term"
 interrupt TERM 143 mnist_mlp.ckpt "$tmp/term" --
 
+# ---- a signal after fit (issue 24) ----------------------------------------------------------
+# SIGINT while the last epoch's checkpoint is written (slowed by the test hook, as below): fit
+# has looked for a signal for the last time, so this one comes after it. The run still
+# evaluates and saves --save's weights, then says what keeps the trained model and exits 130.
+# (Before issue 24 the signal was lost: exit 0, no line.)
+final_write() { [ -n "$(compgen -G "$tmp/final.ckpt.tmp.*")" ]; }
+in_background "$tmp" -- env ENGINE_TEST_CHECKPOINT_WRITE_DELAY_MS=40 "$app" --data-dir "$data" \
+  --steps-per-epoch 20 --threads 1 --epochs 1 --checkpoint "$tmp/final.ckpt" \
+  --save "$tmp/final.weights"
+if wait_for final_write; then
+  kill -INT "$pid"
+  wait "$pid"; got=$?
+  if [ "$got" -ne 130 ]; then
+    fail "SIGINT after fit: exit status $got, expected 130"; cat "$tmp/err"
+  else
+    echo "ok: SIGINT after fit: exit status $got ($(head -c 200 "$tmp/err"))"
+  fi
+  [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "SIGINT after fit: expected one line on stderr"
+  expect_text "$tmp/err" "interrupted by SIGINT once training had ended (after epoch 1)" \
+    "the evaluation finished" "saved the weights to $tmp/final.weights" \
+    "the checkpoint $tmp/final.ckpt holds the trained run" "resume with --resume $tmp/final.ckpt"
+  expect_text "$tmp/out" "Test accuracy" "Saved weights to $tmp/final.weights"
+  straight_to 1
+  same_weights "$tmp/straight_1.weights" "$tmp/final.weights" "SIGINT after fit: --save = straight"
+  expect_status 0 "SIGINT after fit: its checkpoint resumes (nothing left to train)" -- \
+    train --epochs 1 --resume "$tmp/final.ckpt"
+else
+  fail "never saw the last checkpoint being written"; kill -9 "$pid"
+fi
+
+# ---- two runs in one folder, one checkpoint path, both interrupted --------------------------
+# Both save shared.ckpt after every epoch and on the signal, each through a temporary of its own:
+# each must say where it stopped (or why it could not save) in one line, no temporary may be
+# left, and the checkpoint left, whichever run wrote it last, must resume to a straight run's
+# weights (the runs are identical, so either one's is the straight run's).
+in_background "$tmp" "$tmp/first" -- "$app" --data-dir "$data" --steps-per-epoch 20 --threads 1 \
+  --epochs 100000 --checkpoint "$tmp/shared.ckpt"
+first=$pid
+in_background "$tmp" "$tmp/second" -- "$app" --data-dir "$data" --steps-per-epoch 20 --threads 1 \
+  --epochs 100000 --checkpoint "$tmp/shared.ckpt"
+second=$pid
+both_in_epoch_2() { grep -q "Epoch 2/" "$tmp/first.out" && grep -q "Epoch 2/" "$tmp/second.out"; }
+if wait_for both_in_epoch_2; then
+  kill -INT "$first" "$second"
+  epochs=0
+  for run in first second; do
+    if [ "$run" = first ]; then wait "$first"; else wait "$second"; fi
+    got=$?
+    [ "$(wc -l < "$tmp/$run.err")" -eq 1 ] || fail "two runs: the $run did not end in one line"
+    case $got in
+      130) expect_text "$tmp/$run.err" "interrupted by SIGINT" "saved a checkpoint to $tmp/shared.ckpt"
+           stopped=$(epochs_to_finish "$tmp/$run.err")
+           [ "$stopped" -gt "$epochs" ] && epochs=$stopped ;;
+      1) echo "ok: two runs: the $run could not save: $(cat "$tmp/$run.err")" ;;
+      *) fail "two runs: the $run exited with $got"; cat "$tmp/$run.err" ;;
+    esac
+  done
+  echo "ok: two runs in one folder interrupted ($(head -c 100 "$tmp/first.err") / $(head -c 100 "$tmp/second.err"))"
+  [ -z "$(compgen -G "$tmp/shared.ckpt.tmp.*")" ] || fail "two runs: a temporary was left"
+  if [ "$epochs" -gt 0 ]; then
+    expect_status 0 "two runs: the checkpoint left resumes" -- train --epochs "$epochs" \
+      --resume "$tmp/shared.ckpt" --save "$tmp/shared.weights"
+    straight_to "$epochs"
+    same_weights "$tmp/straight_$epochs.weights" "$tmp/shared.weights" \
+      "two runs: resumed to the end of epoch $epochs = straight"
+  else
+    fail "two runs: neither saved a checkpoint"
+  fi
+else
+  fail "two runs: they never both reached epoch 2"; kill -9 "$first" "$second"
+fi
+
 # ---- kill -9 in the middle of a checkpoint write --------------------------------------------
 # Each 64 KiB of a checkpoint write pauses 40 ms (a test hook): the ~1.2 MB file takes ~0.8 s,
 # and the run is killed while the second one is half-written.
@@ -167,8 +228,8 @@ refused "a truncated checkpoint" "file is truncated" -- train --epochs 3 --resum
 cp "$tmp/two.ckpt" "$bad"; overwrite "$bad" 0 'X'
 refused "a checkpoint with the wrong magic" "not a checkpoint file (bad magic)" -- \
   train --epochs 3 --resume "$bad"
-cp "$tmp/two.ckpt" "$bad"; overwrite "$bad" 8 '\x02'
-refused "a checkpoint of a newer version" "written by a newer engine (format version 2" -- \
+cp "$tmp/two.ckpt" "$bad"; overwrite "$bad" 8 '\x03'
+refused "a checkpoint of a newer version" "written by a newer engine (format version 3" -- \
   train --epochs 3 --resume "$bad"
 cp "$tmp/two.ckpt" "$bad"; overwrite "$bad" 5000 'ABCD'
 refused "a checkpoint with a bad checksum" "checksum mismatch" -- train --epochs 3 --resume "$bad"
@@ -176,9 +237,36 @@ refused "a checkpoint of another model" "holds 4 tensors but the model has 6 (a 
   -- train --epochs 3 --wide --resume "$tmp/two.ckpt"
 refused "a weights file given to --resume" "a weights file" -- \
   train --epochs 3 --resume "$tmp/resumed.weights"
-refused "a checkpoint of another seed" "saved by a run with seed 42" -- \
+refused "a checkpoint of another seed" "$tmp/two.ckpt: saved by a run with seed 42" -- \
   train --epochs 3 --seed 1 --resume "$tmp/two.ckpt"
 expect_status 2 "--resume with --load" -- train --resume "$tmp/two.ckpt" --load "$tmp/resumed.weights"
+
+# ---- other data (issue 24) ------------------------------------------------------------------
+# The same digits in another folder resume; with one pixel changed, the same number of samples
+# is other data, refused naming the checkpoint (before issue 24 it resumed without a word).
+mkdir -p "$tmp/other"
+cp -rL "$data/mnist" "$tmp/other/"
+on_other() { "$app" --data-dir "$tmp/other" --steps-per-epoch 20 --threads 1 "$@"; }
+expect_status 0 "the same digits in another folder resume" -- on_other --epochs 3 \
+  --resume "$tmp/two.ckpt"
+images=$tmp/other/mnist/train-images-idx3-ubyte
+[ -f "$images.gz" ] && gunzip -f "$images.gz"
+pixel=$(od -An -tu1 -j 1000 -N 1 "$images")
+overwrite "$images" 1000 "$(printf '\\x%02x' $(((pixel + 1) % 256)))"
+refused "one pixel changed: other data" \
+  "$tmp/two.ckpt: saved by a run on other training data (" -- \
+  on_other --epochs 3 --resume "$tmp/two.ckpt"
+expect_text "$tmp/err" "resume on the data the checkpoint was saved with"
+# The issue's case: a checkpoint of the synthetic digits resumed on Fashion-MNIST, 60,000 each.
+if [ -e "$data/fashion" ] || [ -d /usr/share/datasets/fashion-mnist ]; then
+  expect_status 0 "an epoch of the synthetic digits" -- train --dataset synthetic --epochs 1 \
+    --checkpoint "$tmp/synthetic.ckpt"
+  refused "the synthetic digits' checkpoint resumed on Fashion-MNIST" \
+    "$tmp/synthetic.ckpt: saved by a run on other training data (60000 samples" -- \
+    train --dataset fashion --epochs 2 --resume "$tmp/synthetic.ckpt"
+else
+  echo "skipped: the synthetic digits resumed on Fashion-MNIST (no Fashion-MNIST here)"
+fi
 
 # ---- NaN check ------------------------------------------------------------------------------
 # A learning rate of 1e30 sends Adam's first update to ~1e30; the next step's logits overflow.

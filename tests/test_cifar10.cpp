@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "datasets/cifar10.h"
 #include "file_fixtures.h"
+#include "special_files.h"
 
 namespace fs = std::filesystem;
 using engine::datasets::cifar10_dir;
@@ -190,6 +191,36 @@ TEST_CASE("load_cifar10: a missing or broken batch names the file and the fetch 
   write_bytes((batches / "data_batch_3.bin").string(), batch_bytes(1, 0));
   check_message(error_of([&] { load_cifar10("cifar10", dir.str()); }),
                 {(batches / "data_batch_1.bin").string(), "holds 1 records", "expected 10000"});
+}
+
+TEST_CASE("load_cifar10: auto with the folder there but a batch missing is an error") {
+  TempDir dir;
+  const fs::path batches = cifar10_dir(dir.str());
+  fs::create_directories(batches);
+  // The old test of one file, data_batch_1.bin, saw it missing and trained on synthetic data.
+  for (const char* name : {"data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
+                           "data_batch_5.bin", "test_batch.bin"})
+    write_bytes((batches / name).string(), batch_bytes(1, 0));
+  check_message(error_of([&] { load_cifar10("auto", dir.str()); }),
+                {"missing CIFAR-10 file", (batches / "data_batch_1.bin").string(),
+                 "fetch_data.sh"});
+  // An empty folder, left by an unpacking that failed, is a partial set too.
+  for (const auto& entry : fs::directory_iterator(batches)) fs::remove(entry.path());
+  check_message(error_of([&] { load_cifar10("auto", dir.str()); }),
+                {"missing CIFAR-10 file", (batches / "data_batch_1.bin").string()});
+}
+
+TEST_CASE("load_cifar10: auto with a data folder that cannot be searched is an error") {
+  TempDir dir;
+  fs::create_directories(cifar10_dir(dir.str()));
+  const fs::path cifar = fs::path(dir.str()) / "cifar10";
+  const engine::test::UnreadableFolder unreadable(cifar.string());
+  if (unreadable.bypassed()) {
+    MESSAGE("not checked: this process (root) reads a folder whatever its permissions");
+    return;
+  }
+  check_message(error_of([&] { load_cifar10("auto", dir.str()); }),
+                {cifar10_dir(dir.str()), "cannot tell whether it exists (Permission denied)"});
 }
 
 TEST_CASE("load_cifar10: synthetic data has CIFAR's shape and says it is not real") {

@@ -1,6 +1,7 @@
 // Issue 9, item 3, on the CPU: the training-memory estimate of models of the test's own, each
 // made of a seed model's layers, against numbers worked out by hand and against the allocator's
-// measured peak, the pre-flight check refusing a device with too little free memory, and
+// measured peak, the pre-flight check refusing a device with too little free memory (issue 24:
+// also before the model is built, and a Jacobian before anything of it is made), and
 // --sync-check's hook naming the op and the kernel launch a device error came out of (over a
 // fake op hook, inside it, that makes CPU ops fail where told). The real faults on a GPU:
 // tests/gpu_fault_probe.cpp, tests/test_gpu_fault.sh.
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "core/sync_check.h"
 #include "cpu/cpu_device.h"
 #include "kernels/launch_site.h"
+#include "nn/jacobian.h"
 #include "nn/layers.h"
 #include "nn/memory_estimate.h"
 #include "nn/optimizers.h"
@@ -253,6 +256,113 @@ TEST_CASE("preflight_training_memory: a built model against an injected free-mem
   // The real host figure (MemAvailable): batch 32 of this MLP fits anywhere.
   CHECK(engine::device_services(Device::cpu()).memory_info().known());
   CHECK_NOTHROW(engine::nn::preflight_training_memory(model, 32));
+}
+
+// ---- the pre-flight before anything is allocated (issue 24) --------------------------------
+
+TEST_CASE("estimate_training_memory before build: from the layers, as the built model's") {
+  struct Case {
+    nn::Sequential (*make)();
+    engine::Shape sample;
+  };
+  const std::vector<Case> cases = {{mlp, {28, 28}}, {two_layer_mlp, {28, 28}},
+                                   {cnn, {16, 16, 3}}, {valid_cnn, {28, 28, 1}},
+                                   {sigmoid_cnn, {40, 40, 3}}};
+  for (const Case& c : cases) {
+    nn::Sequential planned = c.make(), built = c.make();
+    const MemoryEstimate before = engine::nn::estimate_training_memory(planned, c.sample, 64, 2);
+    CHECK_FALSE(planned.built());  // nothing of the model allocated
+    built.build(c.sample, Device::cpu(), 1);
+    const MemoryEstimate after = engine::nn::estimate_training_memory(built, 64, 2);
+    CHECK(before.parameters == after.parameters);
+    CHECK(before.optimizer_state == after.optimizer_state);
+    CHECK(before.activations == after.activations);
+    CHECK(before.input_batch == after.input_batch);
+    // The layers planned for the shape still build the model for it.
+    planned.build(c.sample, Device::cpu(), 1);
+    CHECK(planned.parameter_count() == built.parameter_count());
+  }
+}
+
+TEST_CASE("state_buffer_count: each optimizer's state buffers, before any model exists") {
+  engine::nn::Adam adam;
+  engine::nn::RMSprop rmsprop;
+  engine::nn::Adadelta adadelta;
+  engine::nn::SGD sgd, momentum(0.01f, 0.9f);
+  CHECK(engine::nn::state_buffer_count(adam) == 2);
+  CHECK(engine::nn::state_buffer_count(rmsprop) == 1);
+  CHECK(engine::nn::state_buffer_count(adadelta) == 2);
+  CHECK(engine::nn::state_buffer_count(sgd) == 0);
+  CHECK(engine::nn::state_buffer_count(momentum) == 1);
+  // The empty buffers it leaves are made again at the weights' size once there are weights.
+  auto counted = std::make_unique<engine::nn::Adam>();
+  CHECK(engine::nn::state_buffer_count(*counted) == 2);
+  nn::Sequential model = mlp();
+  model.build({28, 28}, Device::cpu(), 1);
+  model.compile(std::move(counted), engine::nn::Loss::SparseCategoricalCrossentropy);
+  for (const auto& buffer : model.optimizer().state(model.parameters())) {
+    CHECK(buffer.second.numel() == 79510);
+  }
+}
+
+TEST_CASE("preflight_training_memory before build: weights no memory holds are never allocated") {
+  // The MNIST CNN's layers on 3000 x 3000 images: 1498 x 1498 x 32 features into Dense(64), 4.6
+  // billion weights, 18 GB each for the weights, their gradients and Adam's two buffers. Before
+  // issue 24 mnist_cnn built such a model first and ended in std::bad_alloc.
+  const DeviceMemory host{size_t{16} << 30, size_t{32} << 30};
+  nn::Sequential huge = valid_cnn();
+  const std::string message = device_error([&] {
+    engine::nn::preflight_training_memory(huge, {3000, 3000, 1}, Device::cpu(), 4, 2, host);
+  });
+  CHECK(contains(message, "needs ~"));
+  CHECK(contains(message, " of host memory for batch 4 (parameters 17.12 GiB, gradients 17.12 "
+                          "GiB, optimizer state 34.24 GiB, activations "));
+  CHECK(contains(message, "the host has 16.00 GiB free of 32.00 GiB: the weights alone "
+                          "(parameters, gradients and optimizer state, 68.48 GiB) do not fit, "
+                          "whatever the batch: smaller inputs or a smaller model"));
+  CHECK_FALSE(huge.built());
+  // Weights that fit and a batch that does not: lower --batch-size, as after build.
+  nn::Sequential small = valid_cnn();
+  CHECK(contains(device_error([&] {
+                   engine::nn::preflight_training_memory(small, {28, 28, 1}, Device::cpu(),
+                                                         1000000, 2, host);
+                 }),
+                 "free of 32.00 GiB: lower --batch-size"));
+  // Room enough: the estimate comes back, and the model builds.
+  const MemoryEstimate e =
+      engine::nn::preflight_training_memory(small, {28, 28, 1}, Device::cpu(), 32, 2, host);
+  CHECK(e.batch == 32);
+  small.build({28, 28, 1}, Device::cpu(), 1);
+  CHECK(e.parameters == static_cast<size_t>(small.parameter_count()) * 4);
+}
+
+TEST_CASE("memory_size: TiB and PiB") {
+  CHECK(engine::nn::memory_size(size_t{5} << 40) == "5.00 TiB");
+  CHECK(engine::nn::memory_size(size_t{1048576} * 400 * 1048576 * 4) == "1.56 PiB");
+}
+
+TEST_CASE("check_jacobian_memory: a J no memory holds is refused before anything is made") {
+  // jacobian_mlp --val 1048576: x (N, 1), f(x) (N, 400). Before issue 24 it recorded the forward
+  // pass (seconds, 3.6 GB) and then failed allocating J's 1.56 PiB.
+  const engine::Shape x{1048576, 1}, y{1048576, 400};
+  nn::JacobianOptions o;
+  o.rowwise = true;
+  CHECK(nn::estimate_jacobian_memory(x, y, o).result == size_t{1048576} * 400 * 1048576 * 4);
+  CHECK(nn::estimate_jacobian_memory(x, y, o).dense == 0);
+  o.blocks = true;
+  CHECK(nn::estimate_jacobian_memory(x, y, o).result == size_t{1048576} * 400 * 4);
+  o.mode = nn::JacobianMode::Loop;  // the loop makes the dense J, then takes its blocks
+  CHECK(nn::estimate_jacobian_memory(x, y, o).dense == size_t{1048576} * 400 * 1048576 * 4);
+  o.mode = nn::JacobianMode::Auto;
+  o.blocks = false;
+  const std::string message =
+      device_error([&] { nn::check_jacobian_memory(x, y, o, Device::cpu()); });
+  CHECK(contains(message, "needs ~1.56 PiB of host memory for J of shape (1048576, 400, "
+                          "1048576, 1) (J 1.56 PiB), the host has "));
+  CHECK(contains(message, ": the diagonal blocks alone (--blocks) take 1.56 GiB; or fewer rows "
+                          "of x (--val)"));
+  // A J that fits, as at --val 100: no complaint.
+  CHECK_NOTHROW(nn::check_jacobian_memory({100, 1}, {100, 400}, o, Device::cpu()));
 }
 
 // ---- --sync-check's hook --------------------------------------------------------------------

@@ -662,12 +662,14 @@ TEST_CASE("parity: dropout_forward/backward drop the same elements on both devic
       for (const uint64_t seed : {uint64_t{0}, uint64_t{0x9E3779B97F4A7C15ull}}) {
         for (const int32_t step : {0, 41, 123457}) {
           Pair step_counter = both_ints({step}, {}), y = poisoned(shape), dx = poisoned(shape);
+          // A first element off the Philox blocks' 4-alignment too (a data-parallel rank's).
+          const uint64_t first = static_cast<uint64_t>(step) % 7;
           run_both([&](Side s) {
-            raw::dropout_forward(x.on(s), y.on(s), rate, seed, step_counter.on(s));
-            raw::dropout_backward(x.on(s), dx.on(s), rate, seed, step_counter.on(s));  // dy = x
+            raw::dropout_forward(x.on(s), y.on(s), rate, seed, step_counter.on(s), first);
+            raw::dropout_backward(x.on(s), dx.on(s), rate, seed, step_counter.on(s), first);  // dy = x
           });
-          const std::string what =
-              str("dropout ", name(shape), " rate ", rate, " seed ", seed, " step ", step);
+          const std::string what = str("dropout ", name(shape), " rate ", rate, " seed ", seed,
+                                       " step ", step, " first ", first);
           const std::vector<float> yc = y.cpu.to_vector(), yg = y.gpu.to_vector();
           const std::vector<float> dxg = dx.gpu.to_vector();
           size_t mask_mismatch = 0;
@@ -694,7 +696,7 @@ TEST_CASE("dropout on the GPU: keep fraction, scaling, a fresh mask per step and
   const Tensor ones = Tensor::full({n}, 1.0f, Device::cuda());
   auto mask = [&](uint64_t seed, int32_t step) {
     Tensor y = Tensor::full({n}, NaN, Device::cuda());
-    raw::dropout_forward(ones, y, rate, seed, Tensor::from_ints({step}, {}, Device::cuda()));
+    raw::dropout_forward(ones, y, rate, seed, Tensor::from_ints({step}, {}, Device::cuda()), 0);
     return y.to_vector();
   };
   const std::vector<float> a = mask(7, 5), b = mask(7, 6), c = mask(8, 5);

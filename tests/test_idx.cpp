@@ -17,6 +17,7 @@
 #include "datasets/idx.h"
 #include "datasets/mnist.h"
 #include "file_fixtures.h"
+#include "special_files.h"
 
 namespace fs = std::filesystem;
 using engine::datasets::DigitsData;
@@ -58,6 +59,22 @@ void check_read_fails(const std::string& path, std::initializer_list<std::string
   const std::string message = error_of([&] { read_idx(path); });
   check_message(message, {path});
   check_message(message, parts);
+}
+
+// One gzip member holding `raw`, made in memory with zlib (as gzip(1) would write it).
+Bytes gzipped(const Bytes& raw) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                       Z_DEFAULT_STRATEGY) == Z_OK);
+  Bytes out(deflateBound(&z, static_cast<uLong>(raw.size())));
+  z.next_in = const_cast<Bytef*>(raw.data());
+  z.avail_in = static_cast<uInt>(raw.size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 }  // namespace
@@ -252,6 +269,61 @@ TEST_CASE("IDX: corrupt gzip data is an error naming the file") {
   check_read_fails(crc, {"corrupt gzip data"});
 }
 
+TEST_CASE("IDX: the gzip trailer is checked, its length as well as its CRC-32") {
+  TempDir dir;
+  const std::string path = dir.file("trailer.gz");
+  const Bytes packed = gzipped(concat(header(0x08, {6}), pattern(6)));
+  Bytes crc = packed;
+  crc[crc.size() - 8] ^= 0x01;  // the CRC-32: the trailer's first 4 bytes
+  write_bytes(path, crc);
+  check_read_fails(path, {"corrupt gzip data", "the CRC-32 in the gzip trailer does not match"});
+  Bytes length = packed;
+  length[length.size() - 4] ^= 0x01;  // the length (mod 2^32): its last 4 bytes
+  write_bytes(path, length);
+  check_read_fails(path, {"corrupt gzip data", "the length in the gzip trailer does not match"});
+}
+
+TEST_CASE("IDX: bytes after the gzip data that are not another gzip member are refused") {
+  TempDir dir;
+  const Bytes idx = concat(header(0x08, {4}), pattern(4));
+  // Two members (as `gzip -c a b > ab.gz` writes them) make one file: read whole.
+  const std::string two = dir.file("two-members.gz");
+  write_bytes(two, concat(gzipped(Bytes(idx.begin(), idx.begin() + 6)),
+                          gzipped(Bytes(idx.begin() + 6, idx.end()))));
+  CHECK(read_idx(two).data == pattern(4));
+
+  // Anything else after the last member: zlib's gzread skipped it in silence.
+  const std::string garbage = dir.file("garbage.gz");
+  const Bytes packed = gzipped(idx);
+  write_bytes(garbage, concat(packed, {'j', 'u', 'n', 'k', '!'}));
+  check_read_fails(garbage, {"5 bytes after the end of the gzip data",
+                             "from byte " + std::to_string(packed.size()), "trailing garbage"});
+  write_bytes(garbage, concat(packed, {0x1f}));  // half a gzip signature
+  check_read_fails(garbage, {"1 bytes after the end of the gzip data", "trailing garbage"});
+}
+
+TEST_CASE("IDX: a gzip file whose header promises more than it can hold is refused at once") {
+  TempDir dir;
+  const std::string path = dir.file("promise.gz");
+  const Bytes packed = gzipped(concat(header(0x08, {32768, 65536}), pattern(10)));
+  write_bytes(path, packed);
+  // Deflate compresses at most 1032:1: these few bytes hold far less than the 2 GiB promised.
+  check_read_fails(path, {"truncated data", "expected 2147483648 bytes of data",
+                          "the gzip file's " + std::to_string(packed.size()) + " bytes",
+                          "decompress to at most " + std::to_string(packed.size() * 1032)});
+}
+
+TEST_CASE("IDX: what follows the data of a gzip file is decompressed only up to a bound") {
+  TempDir dir;
+  const std::string path = dir.file("bomb.gz");
+  // 64 MiB of zeros after the data compress to 64 KB; they used to be decompressed to the end
+  // only to count them, as a gigabyte of them would have been.
+  Bytes raw = concat(header(0x08, {4}), pattern(4));
+  raw.resize(raw.size() + (size_t{64} << 20), 0);
+  write_bytes(path, gzipped(raw));
+  check_read_fails(path, {"more than 1048576 trailing bytes after the 4 bytes of data"});
+}
+
 TEST_CASE("IDX: write_idx refuses arrays whose dims disagree with their data") {
   TempDir dir;
   const std::string path = dir.file("bad-write");
@@ -399,6 +471,30 @@ TEST_CASE("load_digits: missing files point at scripts/fetch_data.sh") {
   fs::remove(sub / "t10k-labels-idx1-ubyte.gz");
   check_message(error_of([&] { load_digits("mnist", dir.str()); }),
                 {"fetch_data.sh", (sub / "t10k-labels-idx1-ubyte").string()});
+}
+
+TEST_CASE("load_digits: a FIFO in place of a data file is refused, named, not called missing") {
+  TempDir dir;
+  const fs::path sub = write_fake_digits(dir, "mnist");
+  fs::remove(sub / "train-labels-idx1-ubyte");
+  const engine::test::WatchedFifo fifo((sub / "train-labels-idx1-ubyte").string());
+  const std::string message = error_of([&] { load_digits("mnist", dir.str()); });
+  check_message(message, {fifo.path() + ": is a FIFO (named pipe), not a regular file"});
+  CHECK(message.find("fetch_data.sh") == std::string::npos);
+}
+
+TEST_CASE("load_digits: a folder that cannot be searched gives the system's reason, not missing") {
+  TempDir dir;
+  const fs::path sub = write_fake_digits(dir, "mnist");
+  const engine::test::UnreadableFolder unreadable(sub.string());
+  if (unreadable.bypassed()) {
+    MESSAGE("not checked: this process (root) reads a folder whatever its permissions");
+    return;
+  }
+  const std::string message = error_of([&] { load_digits("mnist", dir.str()); });
+  check_message(message, {(sub / "train-images-idx3-ubyte").string(),
+                          "cannot tell whether it exists (Permission denied)"});
+  CHECK(message.find("fetch_data.sh") == std::string::npos);
 }
 
 TEST_CASE("load_digits: an unknown dataset name is refused") {

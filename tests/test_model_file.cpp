@@ -229,7 +229,7 @@ TEST_CASE("bad model files are refused with one line naming the file and the pro
                   small.parameters().values.to_vector()));
 
   SUBCASE("missing") {
-    check_message(load_error(dir.file("nothing_here")), {"nothing_here", "cannot open"});
+    check_message(load_error(dir.file("nothing_here")), {"nothing_here", "no such file"});
   }
   SUBCASE("empty") { CHECK(error_for(dir, {}).find("truncated") != std::string::npos); }
   SUBCASE("cut in half") {

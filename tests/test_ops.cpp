@@ -779,6 +779,23 @@ TEST_CASE("dropout (training): kept fraction, scaling, gradient, reproducible ma
   }
 }
 
+TEST_CASE("dropout: a batch in parts, each with its first element, draws the whole batch's mask") {
+  // What a data-parallel rank relies on (core/data_parallel.h): rank r's rows of the global
+  // batch get the mask one device would draw for them, whatever the split.
+  const int64_t n = 1001;
+  const Tensor ones = Tensor::full({n}, 1.0f);
+  const engine::DropoutStream whole{42, Tensor::from_ints({17}, {})};
+  const std::vector<float> expected = engine::dropout(ones, 0.5f, true, whole).to_vector();
+  for (const int64_t split : {int64_t{1}, int64_t{3}, int64_t{500}, int64_t{998}}) {
+    INFO("split at ", split);
+    const Tensor head = Tensor::full({split}, 1.0f), tail = Tensor::full({n - split}, 1.0f);
+    std::vector<float> parts = engine::dropout(head, 0.5f, true, whole).to_vector();
+    const engine::DropoutStream rest{42, whole.step, static_cast<uint64_t>(split)};
+    for (const float v : engine::dropout(tail, 0.5f, true, rest).to_vector()) parts.push_back(v);
+    CHECK(parts == expected);
+  }
+}
+
 TEST_CASE("dropout (training): gradcheck against the reference with the recovered mask") {
   engine::Generator data(13);
   for (const Shape& shape : ELEMENTWISE_SHAPES) {

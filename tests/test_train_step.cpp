@@ -13,18 +13,7 @@
 
 using namespace engine;
 using test::toy_data;
-
-namespace {
-
-nn::Sequential toy_model() {
-  nn::Sequential model{nn::flatten(), nn::dense(16, Activation::Relu), nn::dropout(0.25f),
-                       nn::dense(2, Activation::Softmax)};
-  model.build({2, 3}, Device::cpu(), 7);
-  model.compile(std::make_unique<nn::Adam>(0.01f), nn::Loss::SparseCategoricalCrossentropy);
-  return model;
-}
-
-}  // namespace
+using test::toy_model;
 
 TEST_CASE("a loop of one's own around train_step trains as fit() does, bit for bit") {
   const nn::Dataset train = toy_data(75, 4);  // batches of 32, 32 and a partial 11

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/common/rank_launcher.h"
 #include "core/binary_file.h"
 #include "core/device_services.h"
 #include "core/error.h"
@@ -53,8 +54,13 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
   add_device_flags(app, o);
   app.add_option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
       ->check(finite_in(0, 100000));
-  app.add_option("--batch-size", o.batch_size, "samples per training step")
+  app.add_option("--batch-size", o.batch_size,
+                 "samples per training step (per GPU with --gpus: a step takes N times as many)")
       ->check(finite_in(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--gpus", o.gpus,
+                 "train data-parallel on this many GPUs of this host, one process each, the "
+                 "gradients averaged through NCCL (apps/common/rank_launcher.h)")
+      ->check(finite_in(1, 1024));
   app.add_option("--steps-per-epoch", o.steps_per_epoch,
                  "cut every epoch short after this many steps (0: the whole set)")
       ->check(finite_in(int64_t{0}, int64_t{1} << 40));
@@ -191,7 +197,15 @@ Device apply_common_options(const CommonOptions& o) {
   // (core/dispatch.h), so the profiler times the checked ops.
   if (o.sync_check) enable_sync_check(device);
   if (o.profile) enable_profiling(device);
+  check_outputs({o.json_path, o.save_path, o.save_model_path, o.checkpoint_path, o.log_csv,
+                 o.save_best_path});
   return device;
+}
+
+void check_outputs(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    if (!path.empty()) check_writable(path);
+  }
 }
 
 // capture_default_str() is in CLI11 2.0 and later (Ubuntu 22.04 has 2.1.2, Debian 12 2.3.1);
@@ -274,7 +288,16 @@ bool parse_number(const std::string& text, double* value) { return parse_real(te
 
 }  // namespace detail
 
+namespace {
+// The one line an app ends with on an error: its name, then the message made printable (a
+// path in it may hold a newline or an escape code).
+void print_error_line(const CLI::App& app, const char* label, const char* message) {
+  std::cerr << app.get_name() << ": " << label << printable(message) << "\n";
+}
+}  // namespace
+
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  print_log_messages_printable();
   show_defaults_in_help(app);
   try {
     app.parse(argc, argv);
@@ -283,24 +306,26 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    print_error_line(app, "", e.what());
     return 2;
   }
   try {
     const int status = body();
     for (const Device device : profiled_devices()) print_profile(std::cout, collect_profile(device));
     return status;
+  } catch (const RanksFinished& ranks) {  // this process launched --gpus' ranks; they ended
+    return ranks.status;
   } catch (const Interrupted& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    print_error_line(app, "", e.what());
     return 128 + e.signal();
   } catch (const UsageError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    print_error_line(app, "", e.what());
     return 2;
   } catch (const DeviceError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << "\n";
+    print_error_line(app, "", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
+    print_error_line(app, "error: ", e.what());
     return 1;
   }
 }
@@ -323,6 +348,8 @@ nlohmann::json machine_record(const CommonOptions& o, Device device) {
           {"batch_size", o.batch_size},
           {"epochs", o.epochs},
           {"steps_per_epoch", o.steps_per_epoch},
+          // Data-parallel ranks (--gpus): batch_size is per rank, a step takes ranks times it.
+          {"ranks", rank_communicator() ? rank_communicator()->world() : 1},
           {"kernels", kernel_families_json(device_services(device))}};
 }
 
@@ -338,9 +365,33 @@ void print_kernel_families(std::ostream& out, const DeviceServices& services) {
   }
 }
 
-void write_json(const std::string& path, const nlohmann::json& record) {
-  const std::string text = record.dump(2) + "\n";
+void write_text_file(const std::string& path, const std::string& text) {
   write_file_atomically(path, text.data(), text.size());
+}
+
+namespace {
+// `value` with every string and key made valid UTF-8 (valid_utf8): nlohmann's dump throws
+// (type_error 316) on one that is not, which lost a whole run's record at its end.
+nlohmann::json with_valid_utf8(const nlohmann::json& value) {
+  if (value.is_string()) return valid_utf8(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const nlohmann::json& element : value) array.push_back(with_valid_utf8(element));
+    return array;
+  }
+  if (value.is_object()) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& item : value.items()) {
+      object[valid_utf8(item.key())] = with_valid_utf8(item.value());
+    }
+    return object;
+  }
+  return value;
+}
+}  // namespace
+
+void write_json(const std::string& path, const nlohmann::json& record) {
+  write_text_file(path, with_valid_utf8(record).dump(2) + "\n");
 }
 
 }  // namespace engine::apps

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/device.h"
 #include "nn/callbacks.h"
@@ -27,7 +28,8 @@ struct CommonOptions {
   bool gpu = false;
   bool tf32 = false;
   int epochs = 10;
-  int64_t batch_size = 32;
+  int64_t batch_size = 32;  // per GPU with --gpus
+  int gpus = 0;  // --gpus N: data-parallel on N GPUs (0: one process, no NCCL)
   int64_t steps_per_epoch = 0;
   std::string dataset;
   std::string data_dir = "data";
@@ -80,8 +82,15 @@ std::string backend_choice(const CommonOptions& options);
 // Applies --threads and --log-level and resolves --device/--cpu/--gpu to a usable device;
 // --device cudnn switches the GPU's vendor libraries on (DeviceServices::set_vendor_libraries).
 // Throws UsageError (exit status 2) when the device cannot be used, DeviceError (also status 2)
-// when cuDNN cannot.
+// when cuDNN cannot. Then checks the files the run writes (--json, --save, --save-model,
+// --checkpoint, --log-csv, --save-best) with check_outputs: engine::Error, status 1.
 Device apply_common_options(const CommonOptions& options);
+
+// Checks, before any work, that the run can write each of `paths` (core/binary_file.h,
+// check_writable; an empty path, an output not asked for, is skipped): a path that cannot be
+// written stops the run now, with one line naming it and why (status 1), not after an hour of
+// training. Every app calls it on all its output flags before it trains or measures.
+void check_outputs(const std::vector<std::string>& paths);
 
 // A bad flag value or an unusable device: the app exits with status 2.
 class UsageError : public std::runtime_error {
@@ -106,7 +115,9 @@ class Interrupted : public std::runtime_error {
 // profiled device. Flag errors, UsageError and DeviceError (no usable GPU, out of
 // device memory) print one line and return 2; Interrupted prints its line and returns
 // 128 + its signal; any other engine::Error prints one line and returns 1; --help prints
-// help and returns 0.
+// help and returns 0. Each of those lines, and every log message, is printed as
+// core/logging.h's printable() makes it: a path with a newline or an escape code in it cannot
+// split the line or drive the terminal.
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
 // Lets an integer option take "1e7" or "2.5e6" as well as "10000000" (the value must be a whole
@@ -190,7 +201,15 @@ nlohmann::json machine_record(const CommonOptions& options, Device device);
 nlohmann::json kernel_families_json(const DeviceServices& services);
 void print_kernel_families(std::ostream& out, const DeviceServices& services);
 
-// Writes `record` to `path`, atomically (temporary file, then rename).
+// Writes `text` to `path` atomically (core/binary_file.h, write_file_atomically): a failed
+// write, flush or close (a full disk) throws one line naming the path and the system's reason,
+// leaves no temporary and the previous file whole; a "Wrote" line after it is true. Every text
+// file an app writes (CSV, JSON, plot data and scripts, reports) goes through it.
+void write_text_file(const std::string& path, const std::string& text);
+
+// Writes `record` to `path` with write_text_file. Never throws for the record's text: a string
+// that is not UTF-8 (a path: a Linux file name is any bytes) is written with each such byte as
+// the text \xNN (core/logging.h, valid_utf8), escaped, not replaced, so the record keeps it.
 void write_json(const std::string& path, const nlohmann::json& record);
 
 }  // namespace engine::apps

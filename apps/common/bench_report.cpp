@@ -4,11 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "apps/common/app_options.h"
 #include "apps/common/sweep_files.h"
-#include "core/error.h"
 
 namespace fs = std::filesystem;
 
@@ -167,7 +166,7 @@ std::optional<Plot> write_epoch_plot(const Report& report, const fs::path& dir) 
   const std::vector<EpochBar> bars = epoch_bars(report);
   if (bars.empty()) return std::nullopt;
   const std::string data = std::string(EPOCH_PLOT) + ".dat";
-  std::ofstream dat = apps::create_file((dir / data).string());
+  std::ostringstream dat;
   dat << "\"case\"";
   for (const Series& s : EPOCH_SERIES) dat << " \"" << s.title << "\"";
   dat << "\n";
@@ -176,10 +175,10 @@ std::optional<Plot> write_epoch_plot(const Report& report, const fs::path& dir) 
     for (const std::optional<double>& v : b.seconds) dat << ' ' << (v ? printf_string("%.6g", *v) : "NaN");
     dat << "\n";
   }
-  ENGINE_CHECK(dat.good(), (dir / data).string(), ": write failed");
+  apps::write_text_file((dir / data).string(), dat.str());
 
   const std::string script = std::string(EPOCH_PLOT) + ".gp";
-  std::ofstream gp = apps::create_file((dir / script).string());
+  std::ostringstream gp;
   gp << "# apps/bench: seconds per epoch of every training experiment by device (" << report.setting
      << ", " << report.date << ").\n# Run in this folder: gnuplot " << script << "\n";
   for (const auto& [key, value] : report.machine) gp << "# " << key << ": " << value << "\n";
@@ -201,7 +200,7 @@ std::optional<Plot> write_epoch_plot(const Report& report, const fs::path& dir) 
     gp << apps::gnuplot_terminal(format, "1100,560") << "\nset output '" << EPOCH_PLOT << "." << format
        << "'\n" << plot << "\nset output\n";
   }
-  ENGINE_CHECK(gp.good(), (dir / script).string(), ": write failed");
+  apps::write_text_file((dir / script).string(), gp.str());
   return Plot{"Time per epoch by device", script, {std::string(EPOCH_PLOT) + ".png"}};
 }
 
@@ -290,10 +289,17 @@ ReportFiles write_report(const Report& report, const std::string& markdown_path,
   }
   write_children(md, report);
 
-  std::ofstream out = apps::create_file(markdown_path);
-  out << md.str();
-  ENGINE_CHECK(out.good(), markdown_path, ": write failed");
+  apps::make_folder_of(markdown_path);
+  apps::write_text_file(markdown_path, md.str());
   return files;
+}
+
+void check_report_outputs(const std::string& markdown_path, const std::string& plots_dir) {
+  const fs::path epoch_plot = fs::path(plots_dir) / EPOCH_PLOT;
+  const std::vector<std::string> files = {markdown_path, epoch_plot.string() + ".dat",
+                                          epoch_plot.string() + ".gp"};
+  for (const std::string& file : files) apps::make_folder_of(file);
+  apps::check_outputs(files);
 }
 
 }  // namespace engine::bench

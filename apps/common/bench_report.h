@@ -91,4 +91,9 @@ struct ReportFiles {
 ReportFiles write_report(const Report& report, const std::string& markdown_path,
                          const std::string& plots_dir, bool draw);
 
+// Before the bench runs anything: makes the folders of the report and of the plots and checks
+// (apps::check_outputs) that write_report could write the report and its time-per-epoch plot's
+// files there; throws engine::Error naming the path and why.
+void check_report_outputs(const std::string& markdown_path, const std::string& plots_dir);
+
 }  // namespace engine::bench

@@ -1,6 +1,8 @@
-// Ctrl-C (SIGINT) and `kill` (SIGTERM) during training: instead of dying mid-step, the run
-// finishes the step it is in, saves a checkpoint and says how to resume (fit() checks the
-// flag after every step; apps/common/training_report.cpp does the rest).
+// Ctrl-C (SIGINT) and `kill` (SIGTERM) during a training app's run: instead of dying mid-step,
+// the run finishes the step it is in, saves a checkpoint and says how to resume (fit() checks
+// the flag after every step); after fit, during the evaluation or the saves, it finishes them
+// and keeps the trained model (apps/common/training_report.cpp, train_and_report, which holds
+// the handlers from the model's build to its last save).
 #pragma once
 #include <atomic>
 #include <csignal>

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "apps/common/app_options.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
@@ -30,12 +31,17 @@ std::optional<fs::path> find_on_path(const std::string& program) {
 
 }  // namespace
 
-std::ofstream create_file(const std::string& path) {
+void make_folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent);
-  std::ofstream out(path);
-  ENGINE_CHECK(out.good(), path, ": cannot open for writing");
-  return out;
+  std::error_code error;
+  if (!parent.empty()) fs::create_directories(parent, error);
+  ENGINE_CHECK(!error, path, ": cannot make its folder ", parent.string(), " (", error.message(),
+               ")");
+}
+
+void check_sweep_outputs(const std::string& csv_path, const std::string& json_path) {
+  make_folder_of(csv_path);
+  check_outputs({csv_path, with_extension(csv_path, ".gp"), json_path});
 }
 
 std::string with_extension(const std::string& path, const std::string& extension) {

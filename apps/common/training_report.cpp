@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/common/breakdown_report.h"
+#include "apps/common/rank_launcher.h"
 #include "apps/common/spread.h"
 #include "apps/common/stop_signals.h"
 #include "core/device_services.h"
@@ -189,13 +190,26 @@ void add_no_graph_flag(CLI::App& app, bool& no_graph) {
                "recorded CUDA graph per step (to see what the graph saves)");
 }
 
-Device start_training(const CommonOptions& options) {
-  const Device device = apply_common_options(options);
+Device start_training(CommonOptions& options) {
   if (options.epochs == 0 && options.load_path.empty()) {
     throw UsageError("--epochs 0 only makes sense with --load (evaluate a saved model)");
   }
+  const ProcessRanks ranks = join_ranks(options);
+  if (options.gpus > 0 && !ranks.launched) {  // the launcher: the ranks do the training
+    if (backend_choice(options) == "cpu") {
+      throw UsageError("--gpus needs the GPU (--gpu or --device cudnn)");
+    }
+    throw RanksFinished{launch_ranks(options.gpus)};
+  }
+  const Device device = apply_common_options(options);
   std::cout << "Device: " << device_services(device).name() << "\n";
   print_kernel_families(std::cout, device_services(device));
+  if (ranks.launched) {
+    connect_rank_communicator(device);  // all ranks meet here, before any data is loaded
+    std::cout << "Ranks: " << ranks.world << " processes, one GPU each, gradients averaged "
+              << "through NCCL (this is rank " << ranks.rank << "); batch " << options.batch_size
+              << " per GPU, " << options.batch_size * ranks.world << " per step\n";
+  }
   return device;
 }
 
@@ -204,6 +218,7 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   nn::FitOptions fit;
   fit.epochs = options.epochs;
   fit.batch_size = options.batch_size;
+  fit.communicator = rank_communicator();  // nullptr unless this process is a rank
   fit.steps_per_epoch = options.steps_per_epoch;
   fit.seed = options.seed;
   fit.validation = plan.validation;
@@ -229,20 +244,25 @@ std::string position(int epoch, int64_t step) {
                   : "after epoch " + std::to_string(epoch - 1);
 }
 
-// fit with the run's checkpoints, resume point, NaN check and signal handlers; a run stopped
-// by a signal ends here in Interrupted, having saved its checkpoint.
-nn::History fit_with_checkpoints(nn::Sequential& model, Device device,
-                                 const CommonOptions& options, nn::BatchSource& train,
-                                 const TrainingPlan& plan, const nn::TrainingState* resume) {
+// fit's options for the app's run: fit_options, the checkpoints (--checkpoint; without it, only
+// a signal saves one, to a default file named after the app), the resume point, the NaN check,
+// and the flag the signal handlers raise.
+nn::FitOptions run_fit_options(const CommonOptions& options, const TrainingPlan& plan,
+                               Device device, const nn::TrainingState* resume,
+                               const std::atomic<int>& stop) {
   nn::FitOptions fit = fit_options(options, plan);
-  // Without --checkpoint, only a signal saves one, to a default file named after the app.
   fit.checkpoint_path =
       options.checkpoint_path.empty() ? options.app_name + ".ckpt" : options.checkpoint_path;
   fit.checkpoint_every = options.checkpoint_path.empty() ? 0 : options.checkpoint_every;
   fit.resume = resume;
   fit.check_numerics = nan_check_enabled(options, device);
-  StopSignals signals;
-  fit.stop_signal = &signals.received();
+  fit.stop_signal = &stop;
+  return fit;
+}
+
+// fit; a run stopped by a signal ends here in Interrupted, having saved its checkpoint.
+nn::History fit_or_interrupted(nn::Sequential& model, nn::BatchSource& train,
+                               const nn::FitOptions& fit) {
   nn::History history = model.fit(train, fit);
   if (history.interrupted_by == 0) return history;
   const std::string where = position(history.stopped_epoch, history.stopped_step);
@@ -250,6 +270,36 @@ nn::History fit_with_checkpoints(nn::Sequential& model, Device device,
                     "interrupted by " + signal_name(history.interrupted_by) + " " + where +
                         "; saved a checkpoint to " + fit.checkpoint_path +
                         "; resume with --resume " + fit.checkpoint_path);
+}
+
+// A signal that came after fit, once the evaluation, the report and the saves it waited for have
+// run: the one line says what keeps the trained model. Where nothing does (no --save or
+// --save-model, no checkpoint of the last epoch), a checkpoint of the finished run is saved first,
+// so that no training is lost; resuming it with the same flags trains no more.
+Interrupted interrupted_after_fit(int signal, nn::Sequential& model, const CommonOptions& options,
+                                  const nn::BatchSource& train, const nn::FitOptions& fit,
+                                  const nn::History& history) {
+  std::string line = "interrupted by " + signal_name(signal);
+  if (options.epochs == 0) {
+    line += " while evaluating the loaded weights; the evaluation finished";
+  } else {
+    const int epochs_done = static_cast<int>(history.epochs.size());
+    line += " once training had ended (" + position(epochs_done + 1, 0) +
+            "); the evaluation finished";
+  }
+  if (!options.save_path.empty()) line += "; saved the weights to " + options.save_path;
+  if (!options.save_model_path.empty()) line += "; saved the model to " + options.save_model_path;
+  if (options.epochs == 0) return Interrupted(signal, line);
+  const bool saved = !options.save_path.empty() || !options.save_model_path.empty();
+  const bool last_epoch_saved = fit.checkpoint_every > 0 && history.checkpoint_saved;
+  if (last_epoch_saved) {
+    line += "; the checkpoint " + fit.checkpoint_path + " holds the trained run";
+  } else if (!saved && writes_files()) {
+    nn::save_checkpoint(model, nn::state_after_fit(fit, train, history), fit.checkpoint_path);
+    line += "; saved a checkpoint to " + fit.checkpoint_path;
+  }
+  if (last_epoch_saved || !saved) line += "; resume with --resume " + fit.checkpoint_path;
+  return Interrupted(signal, line);
 }
 }  // namespace
 
@@ -263,6 +313,19 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
                              const CommonOptions& options, nn::BatchSource& train,
                              const nn::Dataset& test, TrainingPlan plan) {
+  // Ctrl-C and `kill` for the whole run, not only during fit (issue 24): fit stops after the
+  // step it is in; after fit, the evaluation and the saves finish first, then the run ends in
+  // Interrupted, the trained model kept (interrupted_after_fit).
+  StopSignals signals;
+  // Pre-flight (nn/memory_estimate.h), before the model's buffers exist: a run the device cannot
+  // hold (a batch too large, or weights sized by large inputs) is refused now, with the sizes,
+  // not by std::bad_alloc in build() or an out-of-memory error in the first step. A run that
+  // only evaluates (--epochs 0) keeps no optimizer state, and its batch is the evaluation's.
+  const bool trains = options.epochs > 0;
+  const int64_t preflight_batch = trains ? std::min(options.batch_size, train.size())
+                                         : std::min(plan.eval_batch_size, test.size());
+  nn::preflight_training_memory(model, sample_shape, device, std::max<int64_t>(preflight_batch, 1),
+                                trains ? nn::state_buffer_count(*plan.optimizer) : 0);
   model.build(sample_shape, device, options.seed);
   model.summary(std::cout);
   if (!options.load_path.empty()) {
@@ -280,11 +343,10 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
   }
 
   TrainingRun run;
+  const nn::FitOptions fit =
+      run_fit_options(options, plan, device, resume ? &*resume : nullptr, signals.received());
   const auto start = std::chrono::steady_clock::now();
-  if (options.epochs > 0) {
-    // Pre-flight (nn/memory_estimate.h): a batch the device cannot hold is refused now, with
-    // the sizes, not by an out-of-memory error inside the first step.
-    nn::preflight_training_memory(model, std::min(options.batch_size, train.size()));
+  if (trains) {
     // --steps-per-epoch: say at the start how much of the set an epoch really trains.
     const int64_t batch = std::max<int64_t>(options.batch_size, 1);
     const int64_t full_steps = (train.size() + batch - 1) / batch;
@@ -300,8 +362,8 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
                   static_cast<long long>(train.size()),
                   static_cast<long long>(plan.validation->size()));
     }
-    run.history = fit_with_checkpoints(model, device, options, train, plan,
-                                       resume ? &*resume : nullptr);
+    run.history = fit_or_interrupted(model, train, fit);
+    check_ranks_agree(model, std::cout);
   }
   run.train_seconds = seconds_since(start);
   run.result = model.evaluate(test, {plan.eval_batch_size, plan.eval_progress, nullptr});
@@ -339,6 +401,9 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
   if (!options.save_model_path.empty()) {
     nn::save_model(model, options.save_model_path);
     std::cout << "Saved the model to " << options.save_model_path << "\n";
+  }
+  if (const int signal = signals.received().load(); signal != 0) {
+    throw interrupted_after_fit(signal, model, options, train, fit, run.history);
   }
   return run;
 }

@@ -61,9 +61,11 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
 // recorded CUDA graph per step.
 void add_no_graph_flag(CLI::App& app, bool& no_graph);
 
-// apply_common_options, then refuses --epochs 0 without --load (a UsageError) and prints the
-// "Device: " line; returns the device.
-Device start_training(const CommonOptions& options);
+// Refuses --epochs 0 without --load (a UsageError); with --gpus N in a process that is not a
+// rank yet, launches the ranks and throws RanksFinished when they end (rank_launcher.h);
+// otherwise apply_common_options, prints the "Device: " line, and in a rank connects the ranks
+// and prints the "Ranks: " line; returns the device.
+Device start_training(CommonOptions& options);
 
 // What differs between the apps in train_and_report.
 struct TrainingPlan {
@@ -87,11 +89,16 @@ struct TrainingRun {
   double total_seconds = 0.0;  // fit and evaluate
 };
 
-// Builds `model` for samples of `sample_shape` (and prints its summary), loads --load's
-// weights, compiles it with `plan.optimizer` and `plan.loss`, fits it on
+// Checks the memory the run needs before the model exists (nn/memory_estimate.h: a refusal is
+// a DeviceError, exit 2), builds `model` for samples of `sample_shape` (and prints its summary),
+// loads --load's weights, compiles it with `plan.optimizer` and `plan.loss`, fits it on
 // `train` for --epochs (none with --epochs 0), evaluates it on `test` and prints the test
 // accuracy and loss, the seconds per epoch, the run's time, the GPU step report and with
-// --breakdown where each epoch's time went; then saves --save's weights.
+// --breakdown where each epoch's time went; then saves --save's weights. SIGINT and SIGTERM
+// are handled throughout: during fit, fit stops after the step and saves a checkpoint; after
+// it, the evaluation and the saves finish, and where nothing else keeps the trained model a
+// checkpoint of it is saved (--checkpoint, or <app>.ckpt); either way it throws Interrupted,
+// whose one line says what was saved and how to resume.
 TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, Device device,
                              const CommonOptions& options, const nn::Dataset& train,
                              const nn::Dataset& test, TrainingPlan plan);

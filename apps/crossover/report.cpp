@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "apps/common/app_options.h"
 #include "apps/common/sweep_files.h"
-#include "core/error.h"
 
 namespace engine::crossover {
 namespace {
@@ -197,7 +197,7 @@ void print_crossovers(const std::vector<Found>& found) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows) {
-  std::ofstream out = apps::create_file(path);
+  std::ostringstream out;
   out << "workload,size_name,size,device,variant,timer,median_ms,min_ms,max_ms,samples,"
          "steps_per_sample,launches,transfer_ms,cpu_over_this,regime\n";
   for (const Row& r : rows) {
@@ -207,12 +207,12 @@ void write_csv(const std::string& path, const std::vector<Row>& rows) {
         << r.transfer_ms << ',' << r.cpu_over_this << ','
         << (r.variant == Variant::Cpu ? "" : apps::to_string(r.regime)) << '\n';
   }
-  ENGINE_CHECK(out.good(), path, ": write failed");
+  apps::write_text_file(path, out.str());
 }
 
 void write_gnuplot(const std::string& path, const std::vector<Row>& rows,
                    const std::vector<Found>& found, const std::vector<std::string>& comments) {
-  std::ofstream gp = apps::create_file(path);
+  std::ostringstream gp;
   const std::string stem = std::filesystem::path(path).stem().string();
   gp << "# apps/crossover: time per step of each workload, CPU and GPU variants, log-log; a\n"
         "# dashed line where a GPU curve crosses below the CPU's for good.\n";
@@ -244,7 +244,7 @@ void write_gnuplot(const std::string& path, const std::vector<Row>& rows,
     }
     gp << "unset multiplot\nset output\n";
   }
-  ENGINE_CHECK(gp.good(), path, ": write failed");
+  apps::write_text_file(path, gp.str());
 }
 
 nlohmann::json rows_json(const std::vector<Row>& rows) {

@@ -17,7 +17,7 @@ class DropoutNode final : public Node {
   const char* name() const override { return "dropout"; }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
-    raw::dropout_backward(dy, dx, rate_, stream_.seed, stream_.step);
+    raw::dropout_backward(dy, dx, rate_, stream_.seed, stream_.step, stream_.first_element);
     return {dx};
   }
 
@@ -37,22 +37,24 @@ Tensor dropout(const Tensor& x, float rate, bool training, const DropoutStream& 
                "dropout: the step counter must be an int32 scalar");
   detail::check_same_device("dropout", x, stream.step);
   Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
-  raw::dropout_forward(x, y, rate, stream.seed, stream.step);
+  raw::dropout_forward(x, y, rate, stream.seed, stream.step, stream.first_element);
   return record(y, std::make_shared<DropoutNode>(x, rate, stream));
 }
 
 namespace raw {
 
-void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed, const Tensor& step) {
+void dropout_forward(const Tensor& x, Tensor& y, float rate, uint64_t seed, const Tensor& step,
+                     uint64_t first) {
   dispatch(y, [&] { return OpCall{"dropout_forward", dims(x), elementwise_cost(x.numel(), 2.0, 2)}; },
-           [&] { cpu::dropout_forward(x, y, rate, seed, step); },
-           [&] { ENGINE_CUDA(cuda::dropout_forward(x, y, rate, seed, step)); });
+           [&] { cpu::dropout_forward(x, y, rate, seed, step, first); },
+           [&] { ENGINE_CUDA(cuda::dropout_forward(x, y, rate, seed, step, first)); });
 }
 
-void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed, const Tensor& step) {
+void dropout_backward(const Tensor& dy, Tensor& dx, float rate, uint64_t seed,
+                      const Tensor& step, uint64_t first) {
   dispatch(dx, [&] { return OpCall{"dropout_backward", dims(dy), elementwise_cost(dy.numel(), 2.0, 2)}; },
-           [&] { cpu::dropout_backward(dy, dx, rate, seed, step); },
-           [&] { ENGINE_CUDA(cuda::dropout_backward(dy, dx, rate, seed, step)); });
+           [&] { cpu::dropout_backward(dy, dx, rate, seed, step, first); },
+           [&] { ENGINE_CUDA(cuda::dropout_backward(dy, dx, rate, seed, step, first)); });
 }
 
 }  // namespace raw

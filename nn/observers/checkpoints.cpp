@@ -8,8 +8,10 @@ namespace engine::nn {
 
 Checkpoints::Checkpoints(FitRun& run) : run_(run), enabled_(!run.options.checkpoint_path.empty()) {
   at_epoch_start_.seed = run.options.seed;
-  at_epoch_start_.batch_size = run.options.batch_size;
+  at_epoch_start_.batch_size = global_batch(run.options);
   at_epoch_start_.steps_per_epoch = run.steps;
+  at_epoch_start_.data_samples = global_samples(run.options, run.source);
+  at_epoch_start_.data_fingerprint = run.data_fingerprint;
 }
 
 void Checkpoints::before_epoch() {
@@ -19,7 +21,9 @@ void Checkpoints::before_epoch() {
 void Checkpoints::save(TrainingState state) {
   const std::string& path = run_.options.checkpoint_path;
   state.history = run_.history.epochs;
-  save_checkpoint(run_.model, state, path);
+  // A data-parallel run's ranks hold the same state: rank 0 writes it.
+  const Communicator* ranks = run_.options.communicator;
+  if (!ranks || ranks->rank() == 0) save_checkpoint(run_.model, state, path);
   run_.history.checkpoint_saved = true;
   kept_ = state.step == 0 ? detail::concat("; the last checkpoint, ", path, " (after epoch ",
                                            state.epoch - 1, "), is kept")
@@ -32,6 +36,7 @@ void Checkpoints::save_mid_epoch(int64_t done) {
   TrainingState state = at_epoch_start_;
   state.epoch = run_.epoch;
   state.step = done;
+  run_.sum_over_ranks();  // the run stops here: its sums may be all ranks' from now on
   state.loss_sum = static_cast<float>(run_.running.loss_sum.item());
   state.correct = static_cast<float>(run_.running.correct.item());
   state.samples = run_.running.samples;

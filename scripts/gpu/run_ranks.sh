@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Data-parallel training over NCCL on a machine with several GPUs (docs/MULTI_GPU.md): the
+# build, the data-parallel tests (tests/test_ranks_cli.sh runs its multi-GPU part here), a
+# memcheck of a two-rank run, then the scaling of the CNNs: one process without --gpus, and
+# --gpus 1, 2, ... up to the GPUs present, each with the per-GPU batch fixed (the app's own)
+# and with the global batch fixed (the seed's), three epochs each, the median of the last two.
+# Usage: scripts/gpu/run_ranks.sh OUT_DIR       (logs packed into OUT_DIR/ranks_logs.tgz)
+set -uo pipefail
+out=${1:?out dir}
+logs=$out/ranks_logs; mkdir -p "$logs"
+# NVLink multicast stays off on shared machines (it can take a host's GPUs out of service);
+# NCCL's warnings go to the logs.
+export NCCL_NVLS_ENABLE=0 NCCL_DEBUG=WARN
+trap 'tar czf "$out/ranks_logs.tgz" -C "$out" ranks_logs && rm -rf "$logs"' EXIT
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+echo "== host: $gpus GPU(s)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+nvidia-smi topo -m > "$logs/topology.txt" 2>&1; head -4 "$logs/topology.txt"
+testdata=$PWD/data; [ -d .devdata ] && testdata=$PWD/.devdata
+cmake -B build-ranks -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DENGINE_TEST_DATA_DIR="$testdata" -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn \
+  > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+grep -E "NCCL" "$logs/configure.log"
+cmake --build build-ranks -j "$(nproc)" > "$logs/build.log" 2>&1 || { grep -E "error" -A5 "$logs/build.log" | head -60; exit 1; }
+echo "build warnings: $(grep -c "warning" "$logs/build.log")"
+echo "== tests"
+(cd build-ranks && timeout 240 ctest --output-on-failure -R "data_parallel|ranks_cli|test_ops|test_gpu_parity" \
+  > "$logs/ctest.log" 2>&1; grep -E "tests passed|tests failed|Failed|\*\*\*" "$logs/ctest.log" | tail -8)
+grep -E "^ok|^FAIL|^skipped" "$logs/ctest.log" | head -20
+echo "== memcheck over a two-rank run (every process)"
+timeout 240 compute-sanitizer --tool memcheck --target-processes all \
+  build-ranks/apps/mnist_mlp --gpu --gpus "$((gpus < 2 ? 1 : 2))" --data-dir "$testdata" --epochs 1 \
+  --steps-per-epoch 30 > "$logs/memcheck.log" 2>&1
+echo "memcheck rc $? | $(grep -E "ERROR SUMMARY" "$logs/memcheck.log" | sort | uniq -c | tr '\n' ' ')"
+
+# epoch_seconds JSON: the median of the epochs after the first (which records the graph).
+epoch_seconds() {
+  python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%.4f" % s.median([x["seconds"] for x in e[1:]]))' "$1" 2>/dev/null || echo "-"
+}
+# run NAME APP ARGS...: three epochs, the record in $logs/NAME.json; prints the epoch median.
+run() {
+  local name=$1; shift
+  timeout 200 "$@" --epochs 3 --json "$logs/$name.json" > "$logs/$name.log" 2>&1
+  local rc=$?
+  printf "%-34s %s s/epoch%s\n" "$name" "$(epoch_seconds "$logs/$name.json")" \
+    "$([ "$rc" -eq 0 ] || echo " (rc $rc)")"
+}
+echo "== scaling (seconds per epoch, median of epochs 2-3)"
+cifar=(build-ranks/apps/cifar10_cnn --gpu --tf32 --dataset synthetic)
+mnist=(build-ranks/apps/mnist_cnn --gpu --tf32 --dataset fashion --data-dir "$testdata")
+for app in cifar mnist; do
+  if [ "$app" = cifar ]; then cmd=("${cifar[@]}"); batch=100; else cmd=("${mnist[@]}"); batch=128; fi
+  run "${app}_plain" "${cmd[@]}"
+  for n in $(seq 1 "$gpus"); do
+    run "${app}_gpus${n}_per_gpu_${batch}" "${cmd[@]}" --gpus "$n"
+    [ "$n" -gt 1 ] && run "${app}_gpus${n}_global_${batch}" "${cmd[@]}" --gpus "$n" --batch-size "$((batch / n))"
+  done
+done
+grep -h "Ranks:" "$logs"/*.log | sort | uniq -c | head

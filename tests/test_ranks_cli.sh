@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Data-parallel training's command line (apps/common/rank_launcher.h). Everywhere: --gpus is
+# refused in one line where it cannot run. With one GPU and NCCL: --gpus 1 goes through the
+# whole NCCL path and ends with the same weights, bit for bit, as a run without it; --gpus 2 is
+# refused. With two GPUs or more: two ranks end with identical weights (the run checks and
+# says so), the loss is the one-GPU run's with the same global batch, and a rank killed with
+# SIGKILL ends the run within seconds, with one line.
+# Usage: test_ranks_cli.sh PATH/TO/mnist_mlp DATA_DIR
+set -uo pipefail
+app=${1:?mnist_mlp binary}; data=${2:?data dir}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# shellcheck source=tests/cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
+
+short=(--data-dir "$data" --epochs 1 --steps-per-epoch 40 --log-level warn)
+expect_status 2 "--gpus 0" -- "$app" --gpus 0
+expect_status 2 "--gpus on the CPU" -- "$app" --cpu --gpus 2 "${short[@]}"
+expect_text "$tmp/err" "--gpus needs the GPU"
+expect_status 2 "--gpus beyond this host's GPUs (or this build's NCCL)" -- \
+  "$app" --gpu --gpus 1024 "${short[@]}"
+# A rank's environment that makes no sense: one line, before any work.
+ENGINE_WORLD_SIZE=2 ENGINE_RANK=5 ENGINE_NCCL_ID_FILE="$tmp/id" \
+  expect_status 1 "a rank outside its world" -- "$app" --cpu "${short[@]}"
+expect_text "$tmp/err" "ENGINE_RANK=5 is not a whole number from 0 to 1"
+
+gpus=0
+if ! no_gpu; then gpus=$(nvidia-smi -L | grep -c '^GPU'); fi
+if [ "$gpus" -ge 1 ] && ! grep -q "no NCCL" "$tmp/err" && \
+   ! "$app" --gpu --gpus 1024 "${short[@]}" 2>&1 | grep -q "no NCCL"; then
+  # One rank through NCCL: the same weights as no --gpus at all.
+  expect_status 0 "--gpus 1" -- "$app" --gpu --gpus 1 "${short[@]}" --save "$tmp/one.weights"
+  expect_text "$tmp/out" "Ranks: 1 processes" "identical on all 1 ranks"
+  expect_status 0 "no --gpus" -- "$app" --gpu "${short[@]}" --save "$tmp/plain.weights"
+  if cmp -s "$tmp/one.weights" "$tmp/plain.weights"; then
+    echo "ok: --gpus 1 ends with the weights of a run without it, bit for bit"
+  else
+    echo "FAIL: --gpus 1 and no --gpus end with different weights"; failures=$((failures + 1))
+  fi
+  if [ "$gpus" -eq 1 ]; then
+    expect_status 2 "--gpus 2 on one GPU" -- "$app" --gpu --gpus 2 "${short[@]}"
+    expect_text "$tmp/err" "this host has 1 GPU"
+  fi
+else
+  echo "skipped: the NCCL runs (no GPU or no NCCL here)"
+fi
+
+if [ "$gpus" -ge 2 ]; then
+  # Two ranks of batch 32 against one GPU of batch 64: the same batches, the same masks, the
+  # gradients averaged instead of computed at once, so the loss agrees to float rounding.
+  expect_status 0 "--gpus 2" -- "$app" --gpu --gpus 2 "${short[@]}" --log-level info
+  expect_text "$tmp/out" "Ranks: 2 processes" "identical on all 2 ranks"
+  two=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
+  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${short[@]}" --batch-size 64 --log-level info
+  one=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
+  if awk -v a="$two" -v b="$one" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-3 * b) }'; then
+    echo "ok: the first epoch's loss, 2 ranks x 32 = $two, one GPU x 64 = $one"
+  else
+    echo "FAIL: 2 ranks x 32 lost $two, one GPU x 64 lost $one"; failures=$((failures + 1))
+  fi
+  # A rank that dies: the launcher stops the other (stuck in its all-reduce) within seconds.
+  "$app" --gpu --gpus 2 --data-dir "$data" --epochs 50 > "$tmp/out" 2> "$tmp/err" &
+  launcher=$!
+  for _ in $(seq 100); do
+    victim=$(pgrep -P "$launcher" | tail -1)
+    grep -q "Ranks: 2" "$tmp/out" 2>/dev/null && [ -n "$victim" ] && break
+    sleep 0.2
+  done
+  sleep 2
+  kill -9 "$victim"
+  start=$SECONDS
+  wait "$launcher"; status=$?
+  if [ "$status" -ne 0 ] && [ $((SECONDS - start)) -le 15 ] && grep -q "was killed by signal 9" "$tmp/err"; then
+    echo "ok: a killed rank ends the run in $((SECONDS - start)) s, status $status: $(head -1 "$tmp/err")"
+  else
+    echo "FAIL: a killed rank: status $status after $((SECONDS - start)) s"; cat "$tmp/err"
+    failures=$((failures + 1))
+  fi
+fi
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
