@@ -21,12 +21,9 @@ namespace engine::nn {
 
 class GradientBuckets {
  public:
-  // 4 MiB: large enough that NCCL moves it near its bandwidth, small enough that the seed
-  // CNNs' gradients make a few buckets to overlap (the CIFAR-10 CNN's 4.7 MB make two).
-  static constexpr int64_t DEFAULT_BUCKET_BYTES = int64_t{4} << 20;
-
-  GradientBuckets(Communicator& communicator, ParameterStore& store,
-                  int64_t bucket_bytes = DEFAULT_BUCKET_BYTES);
+  // bucket_bytes: FitOptions::bucket_bytes, 4 MiB by default: large enough that NCCL moves a
+  // bucket near its bandwidth, small enough that the seed CNNs' gradients make more than one.
+  GradientBuckets(Communicator& communicator, ParameterStore& store, int64_t bucket_bytes);
   // backward()'s leaf_written: counts the leaf's bucket down, starting it at zero.
   void leaf_written(const Tensor& leaf);
   // After the backward pass: starts the buckets not started yet, then joins them all.

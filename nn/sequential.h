@@ -69,9 +69,13 @@ class Sequential {
   // Seeds dropout's masks as fit() does with FitOptions::seed; for a loop of your own.
   void set_training_seed(uint64_t seed);
   // A data-parallel run's ranks (core/data_parallel.h): train_step then averages the gradients
-  // over them before the update, and draws the dropout masks of this rank's rows in the global
-  // batch. nullptr (the default): one process. fit() sets it from FitOptions::communicator.
-  void set_communicator(Communicator* communicator) { communicator_ = communicator; }
+  // over them before the update, in buckets of `bucket_bytes` (nn/gradient_buckets.h), and
+  // draws the dropout masks of this rank's rows in the global batch. nullptr (the default):
+  // one process. fit() sets it from FitOptions::communicator and bucket_bytes.
+  void set_communicator(Communicator* communicator, int64_t bucket_bytes) {
+    communicator_ = communicator;
+    bucket_bytes_ = bucket_bytes;
+  }
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);
@@ -93,6 +97,7 @@ class Sequential {
   uint64_t dropout_seed_ = 0;
   uint64_t seed_ = 0;
   Communicator* communicator_ = nullptr;
+  int64_t bucket_bytes_ = 0;
 };
 
 }  // namespace engine::nn

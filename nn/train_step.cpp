@@ -155,7 +155,7 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
     // has written it, while backward goes on (nn/gradient_buckets.h). Every rank's batch is as
     // large, so the mean of the ranks' mean gradients is the global batch's.
     Phase backward("backward");
-    GradientBuckets buckets(*communicator_, store_);
+    GradientBuckets buckets(*communicator_, store_, bucket_bytes_);
     engine::backward(mean(losses), Tensor(),
                      [&buckets](const Tensor& leaf) { buckets.leaf_written(leaf); });
     zero_unreached_grads();

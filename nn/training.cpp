@@ -165,7 +165,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   run.full_batch = std::min(batch, n);
   run.metric = metric_of(loss_, output_shape_);
   set_training_seed(options.seed);
-  set_communicator(options.communicator);
+  set_communicator(options.communicator, options.bucket_bytes);
   // Every rank starts from rank 0's weights (the same seed builds the same ones; a --load or
   // a checkpoint read on each rank too, but one broadcast makes it certain).
   if (options.communicator) options.communicator->broadcast(store_.values, 0);

@@ -144,6 +144,10 @@ struct FitOptions {
   // after the same step on a signal, the epoch's loss and metric are over all ranks' rows, and
   // only rank 0 writes checkpoints. nullptr: one process.
   Communicator* communicator = nullptr;
+  // The gradients' all-reduce starts bucket by bucket, each of about this many bytes, as the
+  // backward pass writes them (nn/gradient_buckets.h); larger than the model: one all-reduce
+  // after the backward pass, nothing overlapped.
+  int64_t bucket_bytes = int64_t{4} << 20;
 };
 
 // The samples of one step over all data-parallel ranks (batch_size x world; batch_size

@@ -3,8 +3,9 @@
 # refused in one line where it cannot run. With one GPU and NCCL: --gpus 1 goes through the
 # whole NCCL path and ends with the same weights, bit for bit, as a run without it; --gpus 2 is
 # refused. With two GPUs or more: two ranks end with identical weights (the run checks and
-# says so), the loss is the one-GPU run's with the same global batch, and a rank killed with
-# SIGKILL ends the run within seconds, with one line.
+# says so), the loss is the one-GPU run's with the same global batch, Ctrl-C stops both and
+# the checkpoint resumes on one GPU, and a rank killed with SIGKILL ends the run within seconds,
+# with one line.
 # Usage: test_ranks_cli.sh PATH/TO/mnist_mlp DATA_DIR
 set -uo pipefail
 app=${1:?mnist_mlp binary}; data=${2:?data dir}
@@ -14,7 +15,7 @@ failures=0
 # shellcheck source=tests/cli_checks.sh
 . "$(dirname "$0")/cli_checks.sh"
 
-short=(--data-dir "$data" --epochs 1 --steps-per-epoch 40 --log-level warn)
+short=(--data-dir "$data" --epochs 1 --steps-per-epoch 40)
 expect_status 2 "--gpus 0" -- "$app" --gpus 0
 expect_status 2 "--gpus on the CPU" -- "$app" --cpu --gpus 2 "${short[@]}"
 expect_text "$tmp/err" "--gpus needs the GPU"
@@ -49,25 +50,40 @@ fi
 if [ "$gpus" -ge 2 ]; then
   # Two ranks of batch 32 against one GPU of batch 64: the same batches, the same masks, the
   # gradients averaged instead of computed at once, so the loss agrees to float rounding.
-  expect_status 0 "--gpus 2" -- "$app" --gpu --gpus 2 "${short[@]}" --log-level info
+  expect_status 0 "--gpus 2" -- "$app" --gpu --gpus 2 "${short[@]}"
   expect_text "$tmp/out" "Ranks: 2 processes" "identical on all 2 ranks"
   two=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
-  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${short[@]}" --batch-size 64 --log-level info
+  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${short[@]}" --batch-size 64
   one=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
   if awk -v a="$two" -v b="$one" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-3 * b) }'; then
     echo "ok: the first epoch's loss, 2 ranks x 32 = $two, one GPU x 64 = $one"
   else
     echo "FAIL: 2 ranks x 32 lost $two, one GPU x 64 lost $one"; failures=$((failures + 1))
   fi
-  # A rank that dies: the launcher stops the other (stuck in its all-reduce) within seconds.
-  "$app" --gpu --gpus 2 --data-dir "$data" --epochs 50 > "$tmp/out" 2> "$tmp/err" &
+  # Ctrl-C: the launcher passes it on once, both ranks stop after the same step, rank 0 saves
+  # the checkpoint; it resumes on one GPU taking the same 64 samples per step.
+  long=(--data-dir "$data" --epochs 200 --steps-per-epoch 200 --checkpoint "$tmp/dp.ckpt")
+  "$app" --gpu --gpus 2 "${long[@]}" > "$tmp/out" 2> "$tmp/err" &
   launcher=$!
-  for _ in $(seq 100); do
-    victim=$(pgrep -P "$launcher" | tail -1)
-    grep -q "Ranks: 2" "$tmp/out" 2>/dev/null && [ -n "$victim" ] && break
-    sleep 0.2
+  sleep 8
+  kill -INT "$launcher"
+  wait "$launcher"; status=$?
+  if [ "$status" -eq 130 ] && grep -q "resume with --resume" "$tmp/err" "$tmp/out"; then
+    echo "ok: SIGINT to the launcher: status 130, $(grep -h "resume with" "$tmp/err" "$tmp/out" | head -1)"
+  else
+    echo "FAIL: SIGINT to the launcher: status $status"; cat "$tmp/err"; failures=$((failures + 1))
+  fi
+  expect_status 0 "a two-GPU checkpoint resumed on one GPU, batch 64" -- \
+    "$app" --gpu --batch-size 64 "${long[@]}" --resume "$tmp/dp.ckpt"
+  # A rank that dies: the launcher stops the other (stuck in its all-reduce) within seconds.
+  "$app" --gpu --gpus 2 --data-dir "$data" --epochs 1000 > "$tmp/out" 2> "$tmp/err" &
+  launcher=$!
+  victim=
+  for _ in $(seq 100); do  # both ranks started (their output is buffered: not a sign)
+    [ "$(pgrep -P "$launcher" | wc -l)" -eq 2 ] && victim=$(pgrep -P "$launcher" | tail -1) && break
+    sleep 0.1
   done
-  sleep 2
+  sleep 5  # connected and training
   kill -9 "$victim"
   start=$SECONDS
   wait "$launcher"; status=$?

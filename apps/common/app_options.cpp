@@ -61,6 +61,10 @@ void add_common_flags(CLI::App& app, CommonOptions& o, const std::vector<std::st
                  "train data-parallel on this many GPUs of this host, one process each, the "
                  "gradients averaged through NCCL (apps/common/rank_launcher.h)")
       ->check(finite_in(1, 1024));
+  app.add_option("--bucket-mb", o.bucket_mb,
+                 "with --gpus: all-reduce the gradients in buckets of this many MiB as backward "
+                 "writes them (a bucket larger than the model: one all-reduce after backward)")
+      ->check(finite_in(0.001, 1e6));
   app.add_option("--steps-per-epoch", o.steps_per_epoch,
                  "cut every epoch short after this many steps (0: the whole set)")
       ->check(finite_in(int64_t{0}, int64_t{1} << 40));

@@ -30,6 +30,7 @@ struct CommonOptions {
   int epochs = 10;
   int64_t batch_size = 32;  // per GPU with --gpus
   int gpus = 0;  // --gpus N: data-parallel on N GPUs (0: one process, no NCCL)
+  double bucket_mb = 4.0;  // --bucket-mb: the gradients' all-reduce buckets, in MiB
   int64_t steps_per_epoch = 0;
   std::string dataset;
   std::string data_dir = "data";

@@ -194,7 +194,11 @@ ProcessRanks join_ranks(CommonOptions& options) {
 }
 
 void connect_rank_communicator(Device device) {
-  if (g_ranks.launched && !g_communicator) g_communicator = connect_ranks(g_ranks, device);
+  if (!g_ranks.launched || g_communicator) return;
+  g_communicator = connect_ranks(g_ranks, device);
+  // NCCL must let go of the GPU before CUDA's own exit handler tears the runtime down, which
+  // CUDA registered when it started, before this: handlers run last registered, first.
+  std::atexit([] { g_communicator.reset(); });
 }
 
 Communicator* rank_communicator() { return g_communicator.get(); }

@@ -219,6 +219,7 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.epochs = options.epochs;
   fit.batch_size = options.batch_size;
   fit.communicator = rank_communicator();  // nullptr unless this process is a rank
+  fit.bucket_bytes = static_cast<int64_t>(options.bucket_mb * (1 << 20));
   fit.steps_per_epoch = options.steps_per_epoch;
   fit.seed = options.seed;
   fit.validation = plan.validation;
