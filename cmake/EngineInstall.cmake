@@ -3,7 +3,8 @@
 #   find_package(engine CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE engine::engine)
 # and gets the include paths, spdlog's definitions, OpenMP, and where the library was built with
-# CUDA, the CUDA runtime, cuBLAS and cuDNN through the target (tests/test_install.sh checks it).
+# CUDA, the CUDA runtime, cuBLAS, cuDNN and NCCL through the target (tests/test_install.sh
+# checks it).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -40,6 +41,9 @@ if(ENGINE_WITH_CUDA)
   string(APPEND ENGINE_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart")
   if(CUDNN_FOUND)
     string(APPEND ENGINE_PC_LIBS " ${CUDNN_LIBRARY}")
+  endif()
+  if(ENGINE_WITH_NCCL)  # data parallelism (core/data_parallel.h)
+    string(APPEND ENGINE_PC_LIBS " ${NCCL_LIBRARY}")
   endif()
   set(ENGINE_PC_CFLAGS "-DENGINE_WITH_CUDA -DENGINE_WITH_NVTX -I${CUDAToolkit_INCLUDE_DIRS}")
 endif()

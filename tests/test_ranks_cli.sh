@@ -62,10 +62,10 @@ if [ "$gpus" -ge 2 ]; then
   fi
   # Ctrl-C: the launcher passes it on once, both ranks stop after the same step, rank 0 saves
   # the checkpoint; it resumes on one GPU taking the same 64 samples per step.
-  long=(--data-dir "$data" --epochs 200 --steps-per-epoch 200 --checkpoint "$tmp/dp.ckpt")
+  long=(--data-dir "$data" --epochs 100 --checkpoint "$tmp/dp.ckpt")
   "$app" --gpu --gpus 2 "${long[@]}" > "$tmp/out" 2> "$tmp/err" &
   launcher=$!
-  sleep 8
+  for _ in $(seq 300); do [ -f "$tmp/dp.ckpt" ] && break; sleep 0.1; done  # epoch 1 is done
   kill -INT "$launcher"
   wait "$launcher"; status=$?
   if [ "$status" -eq 130 ] && grep -q "resume with --resume" "$tmp/err" "$tmp/out"; then

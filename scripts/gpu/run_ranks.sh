@@ -4,7 +4,7 @@
 # the dropout kernels and a two-rank run, then the scaling of the CNNs: one process without
 # --gpus, and --gpus 1, 2, ... up to the GPUs present, each with the per-GPU batch fixed (the
 # app's own; also with one bucket, nothing overlapped) and with the global batch fixed (the
-# seed's), three epochs each, the median of the last two.
+# seed's), five epochs each, the median of the last four; the per-GPU runs twice, alternating.
 # Usage: scripts/gpu/run_ranks.sh OUT_DIR       (logs packed into OUT_DIR/ranks_logs.tgz)
 set -uo pipefail
 out=${1:?out dir}
@@ -42,23 +42,24 @@ echo "ranks: rc $? | $(grep -E "ERROR SUMMARY|identical" "$logs/memcheck.log" | 
 epoch_seconds() {
   python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%.4f" % s.median([x["seconds"] for x in e[1:]]))' "$1" 2>/dev/null || echo "-"
 }
-# run NAME APP ARGS...: three epochs, the record in $logs/NAME.json; prints the epoch median.
+# run NAME APP ARGS...: five epochs, the record in $logs/NAME.json; prints the epoch median.
 run() {
   local name=$1; shift
-  timeout 200 "$@" --epochs 3 --json "$logs/$name.json" > "$logs/$name.log" 2>&1
+  timeout 200 "$@" --epochs 5 --json "$logs/$name.json" > "$logs/$name.log" 2>&1
   local rc=$?
   printf "%-34s %s s/epoch%s\n" "$name" "$(epoch_seconds "$logs/$name.json")" \
     "$([ "$rc" -eq 0 ] || echo " (rc $rc)")"
 }
-echo "== scaling (seconds per epoch, median of epochs 2-3)"
+echo "== scaling (seconds per epoch, median of epochs 2-5)"
 cifar=(build-ranks/apps/cifar10_cnn --gpu --tf32 --dataset synthetic)
 mnist=(build-ranks/apps/mnist_cnn --gpu --tf32 --dataset fashion --data-dir "$testdata")
 for app in cifar mnist; do
   if [ "$app" = cifar ]; then cmd=("${cifar[@]}"); batch=100; else cmd=("${mnist[@]}"); batch=128; fi
-  run "${app}_plain" "${cmd[@]}"
-  for n in $(seq 1 "$gpus"); do
-    run "${app}_gpus${n}_per_gpu_${batch}" "${cmd[@]}" --gpus "$n"
-    [ "$n" -gt 1 ] || continue
+  for round in 1 2; do
+    run "${app}_plain_$round" "${cmd[@]}"
+    for n in $(seq 1 "$gpus"); do run "${app}_gpus${n}_per_gpu_${batch}_$round" "${cmd[@]}" --gpus "$n"; done
+  done
+  for n in $(seq 2 "$gpus"); do
     # One bucket larger than the model: the all-reduce waits for the whole backward pass.
     run "${app}_gpus${n}_per_gpu_${batch}_no_overlap" "${cmd[@]}" --gpus "$n" --bucket-mb 1000
     run "${app}_gpus${n}_global_${batch}" "${cmd[@]}" --gpus "$n" --batch-size "$((batch / n))"
