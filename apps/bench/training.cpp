@@ -35,6 +35,9 @@ struct Spec {
   // Optional: jobs that prepare the data first, and what the report says about the data.
   std::function<std::vector<Job>(const Config&)> setup;
   std::function<std::string(const Config&)> data_note;
+  // Whether its PyTorch script has --graphed (PyTorch at its best), run beside the eager one
+  // on cuda.
+  bool graphed = false;
 };
 
 // How many epochs a run trains and how many steps each (0: whole epochs).
@@ -80,6 +83,9 @@ std::string our_job(const Spec& spec, const Case& c, const std::string& device) 
 }
 std::string torch_job(const Spec& spec, const Case& c, const std::string& device) {
   return "PyTorch " + case_name(spec, c) + ", " + device;
+}
+std::string torch_best_job(const Spec& spec, const Case& c) {
+  return "PyTorch " + case_name(spec, c) + ", cuda, graphed";
 }
 
 // Seconds per whole epoch from a record's epochs_run (seconds, steps), batch_size and
@@ -139,6 +145,10 @@ class TrainingExperiment final : public BenchExperiment {
                                  run_args(config, run_for(config, spec_, c, cpu, true), cpu));
         jobs.push_back(script_job(config, torch_job(spec_, c, t), "pytorch/" + spec_.app + ".py", args,
                                   cpu ? c.torch_cpu : c.torch_gpu));
+        if (!cpu && spec_.graphed) {
+          jobs.push_back(script_job(config, torch_best_job(spec_, c), "pytorch/" + spec_.app + ".py",
+                                    concat(args, {"--graphed"}), c.torch_gpu));
+        }
       }
     }
     return jobs;
@@ -165,7 +175,11 @@ class TrainingExperiment final : public BenchExperiment {
                        (cpu ? runs_text(config, true, false) : "");
     if (config.pytorch) {
       text += "; PyTorch: " + (config.pytorch_cuda ? runs_text(config, false, true) + (cpu ? "; " : "") : "") +
-              (cpu ? runs_text(config, true, true) : "") + "; the same model, optimizer, batch and data";
+              (cpu ? runs_text(config, true, true) : "") + "; the same model, optimizer, batch and data" +
+              (spec_.graphed && config.pytorch_cuda
+                   ? "; at its best (`--graphed`): the whole step as one CUDA graph, the fused or "
+                     "foreach capturable optimizer, cudnn.benchmark, channels_last"
+                   : "");
     }
     return text + "; FP32 throughout; the first of two or more epochs is left out (warm-up).";
   }
@@ -188,6 +202,12 @@ class TrainingExperiment final : public BenchExperiment {
                           ? measure(jobs, outcomes, torch_job(spec_, c, torch_device(d)), &torch_data)
                           : Measure{std::nullopt, torch_why_not(config, d)};
         row.article = published(spec_.app, c.key, d);
+        if (d != "cpu") {  // PyTorch has no graphed mode on the CPU: "—" there
+          row.pytorch_best = !spec_.graphed ? Measure{std::nullopt, "no graphed mode in its script"}
+                             : torch_runs_on(config, d)
+                                 ? measure(jobs, outcomes, torch_best_job(spec_, c))
+                                 : Measure{std::nullopt, torch_why_not(config, d)};
+        }
         e.rows.push_back(row);
       }
     }
@@ -246,19 +266,19 @@ std::vector<Spec> specs() {
   return {
       {"mnist_mlp", "MNIST MLP (seed 000)", 10,
        {{"small", "small model", {}, 0, 3, 4, 9, 7}, {"wide", "wide model", {"--wide"}, 300, 3, 4, 11, 7}},
-       digits_data, nullptr, nullptr},
+       digits_data, nullptr, nullptr, true},
       {"cifar10_cnn", "CIFAR-10 CNN (seed 003)", 10,
        {{"", "", {}, 20, 7, 12, 10, 12}},
        [](const Config& config, bool pytorch, bool) {
          return cnn_flags(config, pytorch, {"--dataset", "auto", "--data-dir", config.data_dir});
        },
-       nullptr, nullptr},
+       nullptr, nullptr, true},
       {"mnist_cnn", "MNIST CNN (seed 004)", 12,
        {{"", "", {}, 20, 5, 8, 8, 8}},
        [](const Config& config, bool pytorch, bool cpu) {
          return cnn_flags(config, pytorch, digits_data(config, pytorch, cpu));
        },
-       nullptr, nullptr},
+       nullptr, nullptr, true},
       {"dogs_vs_cats", "Dogs vs Cats (seed 004)", 50,
        {{"", "", {}, 10, 4, 6, 7, 7}},
        [](const Config& config, bool pytorch, bool cpu) {

@@ -33,6 +33,10 @@ struct Row {
   Measure ours;
   Measure pytorch;     // PyTorch on the same kind of device: cpu, or cuda for gpu and cudnn
   std::vector<Published> article;  // the article's figures for this kind of device; none: "—"
+  // PyTorch at its best on cuda: the whole step captured as one CUDA graph and replayed, the
+  // fused (or foreach) capturable optimizer, cudnn.benchmark, channels_last (the scripts'
+  // --graphed). None on the CPU, where there is no such mode.
+  Measure pytorch_best{};
 };
 
 struct Experiment {

@@ -18,9 +18,9 @@ import os
 
 import torch
 
-from common import (CIFAR_TEST, CIFAR_TRAIN, cifar_dir, cnn_arguments, describe_precision,
-                    evaluate, fit, keras_init, parameter_count, read_cifar_batches, report,
-                    setup_torch, synthetic)
+from common import (CIFAR_TEST, CIFAR_TRAIN, capturable, cifar_dir, cnn_arguments,
+                    describe_precision, evaluate, fit, keras_init, parameter_count,
+                    read_cifar_batches, report, setup_torch, synthetic)
 
 
 def make_model(relu):
@@ -72,10 +72,11 @@ def main():
     model.to(dev, memory_format=torch.channels_last)
     print(f"Model: seed-003 CNN{' with relu' if a.relu else ''}, "
           f"{parameter_count(model):,} parameters; {describe_precision(dev)}")
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7,
+                           **capturable(a.graphed, fused=True))
 
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
-                 validation=(x_test[:1000], y_test[:1000]))
+                 validation=(x_test[:1000], y_test[:1000]), graphed=a.graphed)
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
     report(a, dev, model, "cifar10_cnn",
            {"data": description, "relu": a.relu, "train_samples": x_train.shape[0]}, epochs,

@@ -5,6 +5,7 @@ The loop keeps the whole set on the device and cuts batches by indexing (PyTorch
 path, no DataLoader), and waits for the device once per epoch, like our engine's final line.
 """
 import argparse
+import copy
 import gzip
 import json
 import os
@@ -103,36 +104,103 @@ def evaluate(model, x, y, batch_size):
     return total.item() / n, correct.item() / n
 
 
-def fit(model, opt, x, y, epochs, batch_size, steps_per_epoch=0, validation=None):
+def capturable(graphed, fused):
+    """An optimizer's options for --graphed: capturable (its step count on the device, which a
+    captured step needs), and fused (one kernel for every parameter) where PyTorch has a fused
+    form of it (Adam), else foreach (a few launches over lists of tensors)."""
+    if not graphed:
+        return {}
+    return {"capturable": True, "fused": True} if fused else {"capturable": True, "foreach": True}
+
+
+class EagerStep:
+    """One training step launched op by op from Python: PyTorch's default ("eager")."""
+
+    def __init__(self, model, opt, loss_fn, x, y):
+        self.model, self.opt, self.loss_fn, self.x, self.y = model, opt, loss_fn, x, y
+        self.total = torch.zeros((), device=x.device)    # the epoch's summed loss
+        self.correct = torch.zeros((), device=x.device)  # and correct predictions
+
+    def __call__(self, idx):
+        target = self.y[idx]
+        self.opt.zero_grad(set_to_none=True)
+        logits = self.model(self.x[idx])
+        loss = self.loss_fn(logits, target)
+        loss.backward()
+        self.opt.step()
+        self.total += loss.detach() * idx.numel()
+        self.correct += (logits.detach().argmax(dim=1) == target).sum()
+
+
+class GraphedStep(EagerStep):
+    """PyTorch at its best: the whole step (gather, forward, loss, backward, the fused Adam,
+    the running sums) captured once as a CUDA graph and replayed for every full batch; only the
+    batch's row indices are copied in first. A partial last batch runs eagerly."""
+
+    def __init__(self, model, opt, loss_fn, x, y, batch_size):
+        super().__init__(model, opt, loss_fn, x, y)
+        self.batch_size = batch_size
+        self.idx = torch.zeros(batch_size, dtype=torch.long, device=x.device)
+        # Capture needs a few steps run first on a side stream (PyTorch's rule: lazy
+        # initialisations, cuDNN's benchmark); they train, so the state before them comes back.
+        saved_model = {k: v.clone() for k, v in model.state_dict().items()}
+        saved_opt = copy.deepcopy(opt.state_dict())
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                super().__call__(self.idx)
+        torch.cuda.current_stream().wait_stream(side)
+        model.load_state_dict(saved_model)
+        opt.load_state_dict(saved_opt)
+        self.total.zero_()
+        self.correct.zero_()
+        # The gradients are made inside the graph (from None), so a replay writes them afresh.
+        opt.zero_grad(set_to_none=True)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            target = y[self.idx]
+            logits = model(x[self.idx])
+            loss = loss_fn(logits, target)
+            loss.backward()
+            opt.step()
+            self.total += loss.detach() * batch_size
+            self.correct += (logits.detach().argmax(dim=1) == target).sum()
+
+    def __call__(self, idx):
+        if idx.numel() != self.batch_size:
+            super().__call__(idx)
+            return
+        self.idx.copy_(idx)
+        self.graph.replay()
+
+
+def fit(model, opt, x, y, epochs, batch_size, steps_per_epoch=0, validation=None, graphed=False):
     """Trains like Keras' fit: shuffled batches, the last one partial, softmax cross-entropy
     fused in the loss; prints one line per epoch and returns one dict per epoch. `seconds` is
-    the training steps only; validation is timed on its own."""
+    the training steps only; validation is timed on its own. `graphed`: GraphedStep (on cuda)."""
     loss_fn = torch.nn.CrossEntropyLoss()
     n = x.shape[0]
     steps = (n + batch_size - 1) // batch_size
     if steps_per_epoch > 0:
         steps = min(steps, steps_per_epoch)
+    model.train()
+    step = (GraphedStep(model, opt, loss_fn, x, y, batch_size) if graphed
+            else EagerStep(model, opt, loss_fn, x, y))
     records = []
     for epoch in range(epochs):
         model.train()
         start = time.perf_counter()
         order = torch.randperm(n, device=x.device)
-        total = torch.zeros((), device=x.device)
-        correct = torch.zeros((), device=x.device)
+        step.total.zero_()
+        step.correct.zero_()
         seen = 0
-        for step in range(steps):
-            idx = order[step * batch_size:(step + 1) * batch_size]
-            target = y[idx]
-            opt.zero_grad(set_to_none=True)
-            logits = model(x[idx])
-            loss = loss_fn(logits, target)
-            loss.backward()
-            opt.step()
-            total += loss.detach() * idx.numel()
-            correct += (logits.detach().argmax(dim=1) == target).sum()
+        for s in range(steps):
+            idx = order[s * batch_size:(s + 1) * batch_size]
+            step(idx)
             seen += idx.numel()
-        record = {"epoch": epoch + 1, "steps": steps, "loss": total.item() / seen,
-                  "accuracy": correct.item() / seen}  # .item(): one wait per epoch
+        record = {"epoch": epoch + 1, "steps": steps, "loss": step.total.item() / seen,
+                  "accuracy": step.correct.item() / seen}  # .item(): one wait per epoch
         record["seconds"] = time.perf_counter() - start
         line = (f"Epoch {epoch + 1}/{epochs} - {record['seconds']:.3f} s "
                 f"({record['seconds'] / steps * 1e6:.0f} us/step) - loss: {record['loss']:.4f} "
@@ -179,19 +247,37 @@ def cnn_arguments(doc, datasets, epochs, batch_size):
                    help="cuDNN convolutions in FP32 instead of PyTorch's default TF32")
     p.add_argument("--cudnn-benchmark", action="store_true",
                    help="let cuDNN time its algorithms first (PyTorch's default is off)")
+    add_graphed_flag(p)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--json")
     return p
 
 
+def add_graphed_flag(p):
+    p.add_argument("--graphed", action="store_true",
+                   help="PyTorch at its best (cuda only): the whole step captured as one CUDA "
+                        "graph and replayed, the fused capturable Adam, cudnn.benchmark")
+
+
+def check_graphed(a):
+    if a.graphed and a.device != "cuda":
+        raise SystemExit("--graphed needs --device cuda (a CUDA graph)")
+
+
 def setup_torch(a):
-    """Applies the flags of cnn_arguments (seed, threads, cuDNN's TF32 and benchmark) and
-    returns the device."""
+    """Applies the flags of cnn_arguments (seed, threads, cuDNN's TF32 and benchmark, which
+    --graphed turns on) and returns the device."""
+    check_graphed(a)
     torch.manual_seed(a.seed)
     set_threads(a.threads)
     torch.backends.cudnn.allow_tf32 = not a.no_tf32
-    torch.backends.cudnn.benchmark = a.cudnn_benchmark
+    torch.backends.cudnn.benchmark = a.cudnn_benchmark or a.graphed
     return torch.device(a.device)
+
+
+def mode(a):
+    """How the steps ran, for the records: "graphed" or "eager"."""
+    return "graphed" if a.graphed else "eager"
 
 
 def report(a, dev, model, app, fields, epochs, test_loss, accuracy):
@@ -200,9 +286,10 @@ def report(a, dev, model, app, fields, epochs, test_loss, accuracy):
     seconds = [e["seconds"] for e in epochs]
     median = float(np.median(seconds)) if seconds else 0.0
     print(f"test accuracy {accuracy:.4f} - test loss {test_loss:.4f}; median epoch {median:.3f} s "
-          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
+          f"on {a.device}, {mode(a)} ({torch.get_num_threads()} threads, torch {torch.__version__})")
     if a.json:
         record = {"framework": f"pytorch {torch.__version__}", "app": app, "device": a.device,
+                  "mode": mode(a),
                   "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
                   "precision": describe_precision(dev), "threads": torch.get_num_threads()}
         record.update(fields)

@@ -16,8 +16,8 @@ import os
 
 import torch
 
-from common import (cnn_arguments, describe_precision, evaluate, fit, keras_init, load,
-                    parameter_count, report, setup_torch, synthetic)
+from common import (capturable, cnn_arguments, describe_precision, evaluate, fit, keras_init,
+                    load, parameter_count, report, setup_torch, synthetic)
 
 
 def make_model():
@@ -55,10 +55,11 @@ def main():
     model.to(dev, memory_format=torch.channels_last)
     print(f"Model: Keras MNIST CNN, {parameter_count(model):,} parameters; "
           f"{describe_precision(dev)}")
-    opt = torch.optim.Adadelta(model.parameters(), lr=1.0, rho=0.95, eps=1e-7)
+    opt = torch.optim.Adadelta(model.parameters(), lr=1.0, rho=0.95, eps=1e-7,
+                               **capturable(a.graphed, fused=False))
 
     epochs = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
-                 validation=(x_test, y_test))
+                 validation=(x_test, y_test), graphed=a.graphed)
     test_loss, accuracy = evaluate(model, x_test, y_test, a.batch_size)
     report(a, dev, model, "mnist_cnn",
            {"dataset": a.dataset, "data": description, "train_samples": x_train.shape[0]}, epochs,

@@ -5,17 +5,18 @@ Reads the IDX files that scripts/fetch_data.sh prepared, keeps the whole set in 
 the GPU for --device cuda) and cuts batches by indexing, which is PyTorch's fastest path;
 so the comparison with our engine measures the training step, not a DataLoader.
 Prints per-epoch seconds and the test accuracy; --json writes them (apps/bench reads
-epochs_run, batch_size and train_samples).
+epochs_run, batch_size and train_samples). --graphed: PyTorch at its best, the whole step
+captured as one CUDA graph with the fused, capturable Adam (common.GraphedStep).
 """
 import argparse
 import json
 import os
-import time
 
 import numpy as np
 import torch
 
-from common import keras_init, load, synthetic
+from common import (add_graphed_flag, capturable, check_graphed, evaluate, fit, keras_init, load,
+                    mode, set_threads, synthetic)
 
 
 def main():
@@ -31,11 +32,12 @@ def main():
     p.add_argument("--wide", action="store_true")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--json")
+    add_graphed_flag(p)
     a = p.parse_args()
+    check_graphed(a)
 
     torch.manual_seed(a.seed)
-    if a.threads > 0:
-        torch.set_num_threads(a.threads)
+    set_threads(a.threads)
     dev = torch.device(a.device)
     if a.dataset == "synthetic":  # random images with random labels, for timing only
         x_train, y_train = (t.to(dev) for t in synthetic(60000, (28, 28), a.seed))
@@ -54,45 +56,21 @@ def main():
                               nn.Linear(128, 10))
     keras_init(model)
     model.to(dev)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7)
-    loss_fn = nn.CrossEntropyLoss()  # softmax + sparse categorical cross-entropy, fused
-
-    n = x_train.shape[0]
-    steps = (n + a.batch_size - 1) // a.batch_size
-    if a.steps_per_epoch > 0:
-        steps = min(steps, a.steps_per_epoch)
-    epochs_run = []
-    for epoch in range(a.epochs):
-        model.train()
-        start = time.perf_counter()
-        order = torch.randperm(n, device=dev)
-        total = torch.zeros((), device=dev)
-        seen = 0
-        for step in range(steps):
-            idx = order[step * a.batch_size:(step + 1) * a.batch_size]
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(model(x_train[idx]), y_train[idx])
-            loss.backward()
-            opt.step()
-            total += loss.detach() * idx.numel()
-            seen += idx.numel()
-        mean_loss = (total / seen).item()  # one sync per epoch, like our engine's final line
-        seconds = time.perf_counter() - start
-        epochs_run.append({"epoch": epoch + 1, "seconds": seconds, "steps": steps, "loss": mean_loss})
-        print(f"epoch {epoch + 1}: {seconds:.3f} s ({steps} steps) loss {mean_loss:.4f}", flush=True)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7,
+                           **capturable(a.graphed, fused=True))
+    # The loss is softmax + sparse categorical cross-entropy, fused (common.fit).
+    epochs_run = fit(model, opt, x_train, y_train, a.epochs, a.batch_size, a.steps_per_epoch,
+                     graphed=a.graphed)
     epoch_seconds = [e["seconds"] for e in epochs_run]
-
-    model.eval()
-    with torch.no_grad():
-        pred = model(x_test).argmax(dim=1)
-        accuracy = (pred == y_test).float().mean().item()
+    _, accuracy = evaluate(model, x_test, y_test, 10000)
     print(f"test accuracy {accuracy:.4f}; median epoch {float(np.median(epoch_seconds)):.3f} s "
-          f"on {a.device} ({torch.get_num_threads()} threads, torch {torch.__version__})")
+          f"on {a.device}, {mode(a)} ({torch.get_num_threads()} threads, torch {torch.__version__})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"framework": f"pytorch {torch.__version__}", "device": a.device,
-                       "threads": torch.get_num_threads(), "dataset": a.dataset, "wide": a.wide,
-                       "batch_size": a.batch_size, "train_samples": n, "epochs_run": epochs_run,
+                       "mode": mode(a), "threads": torch.get_num_threads(), "dataset": a.dataset,
+                       "wide": a.wide, "batch_size": a.batch_size,
+                       "train_samples": x_train.shape[0], "epochs_run": epochs_run,
                        "epoch_seconds": epoch_seconds, "test_accuracy": accuracy}, f, indent=2)
 
 
