@@ -256,7 +256,8 @@ def cnn_arguments(doc, datasets, epochs, batch_size):
 def add_graphed_flag(p):
     p.add_argument("--graphed", action="store_true",
                    help="PyTorch at its best (cuda only): the whole step captured as one CUDA "
-                        "graph and replayed, the fused capturable Adam, cudnn.benchmark")
+                        "graph and replayed, the fused capturable Adam, cudnn.benchmark, and "
+                        "matmuls in TF32 unless --no-tf32")
 
 
 def check_graphed(a):
@@ -271,6 +272,9 @@ def setup_torch(a):
     torch.manual_seed(a.seed)
     set_threads(a.threads)
     torch.backends.cudnn.allow_tf32 = not a.no_tf32
+    # At its best, the matmuls too run in TF32 where the convolutions do (as ours with --tf32);
+    # eager keeps PyTorch's default, FP32 matmuls.
+    torch.backends.cuda.matmul.allow_tf32 = a.graphed and not a.no_tf32
     torch.backends.cudnn.benchmark = a.cudnn_benchmark or a.graphed
     return torch.device(a.device)
 
