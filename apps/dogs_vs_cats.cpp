@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "apps/common/app_options.h"
+#include "apps/common/rank_launcher.h"
 #include "apps/common/training_report.h"
 #include "core/device_services.h"
 #include "datasets/image_batches.h"
@@ -45,10 +46,12 @@ class FolderBatches final : public nn::BatchSource {
     std::iota(all.begin(), all.end(), 0);
     identity_ = Tensor::from_ints(all, {batches.batch_size()}, device);
   }
-  int64_t size() const override { return batches_.size(); }
+  int64_t size() const override { return batches_.samples_per_epoch(); }
+  int64_t data_size() const override { return batches_.size(); }
+  bool serves_ranks() const override { return true; }  // the loader makes only its shard
   const nn::Dataset& rows() const override { return rows_; }
   void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) override {
-    ENGINE_CHECK(batch == batches_.batch_size() || batches_.size() < batch,
+    ENGINE_CHECK(batch == batches_.batch_size() || batches_.samples_per_epoch() < batch,
                  "the loader makes batches of ", batches_.batch_size(), ", fit asks for ", batch);
     batches_.start_epoch(epoch, steps, first_step);
   }
@@ -210,6 +213,10 @@ int main(int argc, char** argv) {
     loader.augment = !no_augment;
     loader.augment_on_device = augment_on == "gpu";
     loader.seed = options.seed;
+    if (const Communicator* ranks = apps::rank_communicator()) {  // --gpus: this rank's shard
+      loader.rank = ranks->rank();
+      loader.world = ranks->world();
+    }
     if (!scaling.empty()) {
       data_scaling(train, device, loader, scaling, scaling_csv);
       return 0;

@@ -49,14 +49,19 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
   ENGINE_CHECK(options_.prefetch >= 2, "prefetch must be at least 2 batches, got ",
                options_.prefetch);
   ENGINE_CHECK(options_.workers >= 0, "workers must not be negative, got ", options_.workers);
+  ENGINE_CHECK(options_.world >= 1 && options_.rank >= 0 && options_.rank < options_.world,
+               "rank ", options_.rank, " of a world of ", options_.world);
   ENGINE_CHECK(cache_.empty() || static_cast<int64_t>(cache_.size()) == size() * image_bytes_,
                "the decoded cache holds ", cache_.size(), " bytes, not ", size(), " images of ",
                image_bytes_);
   // All cores but one: the training thread needs one too, and a parallel region whose
-  // threads outnumber the cores waits for the one the scheduler left out.
-  if (options_.workers == 0) options_.workers = std::max(1, omp_get_num_procs() - 1);
+  // threads outnumber the cores waits for the one the scheduler left out. Data-parallel ranks
+  // share the host's cores (one host's ranks, as --gpus starts them).
+  if (options_.workers == 0) {
+    options_.workers = std::max(1, (omp_get_num_procs() - 1) / options_.world);
+  }
 
-  const int64_t batch = std::min(options_.batch_size, size());
+  const int64_t batch = std::min(options_.batch_size, samples_per_epoch());
   options_.batch_size = batch;
   x_ = Tensor::empty({batch, options_.height, options_.width, kChannels}, DType::F32, device_);
   y_ = Tensor::zeros({batch}, DType::F32, device_);
@@ -132,8 +137,8 @@ uint64_t ImageBatches::fingerprint() const {
 }
 
 void ImageBatches::start_epoch(int64_t epoch, int64_t steps, int64_t first_step) {
-  const int64_t batches = (size() + options_.batch_size - 1) / options_.batch_size;
-  ENGINE_CHECK(steps >= 1 && steps <= batches, "an epoch of ", size(), " images in batches of ",
+  const int64_t batches = (samples_per_epoch() + options_.batch_size - 1) / options_.batch_size;
+  ENGINE_CHECK(steps >= 1 && steps <= batches, "an epoch of ", samples_per_epoch(), " images in batches of ",
                options_.batch_size, " has 1 to ", batches, " steps, not ", steps);
   ENGINE_CHECK(first_step >= 0 && first_step < steps, "an epoch of ", steps,
                " steps cannot start at step ", first_step);
@@ -159,7 +164,8 @@ std::vector<int32_t> ImageBatches::epoch_order(int64_t epoch) const {
       std::swap(order[static_cast<size_t>(i)], order[rng.below(static_cast<uint64_t>(i + 1))]);
     }
   }
-  return order;
+  if (options_.world == 1) return order;
+  return rank_order(order, options_.batch_size, options_.rank, options_.world);
 }
 
 // Epoch after epoch until stopped: the queue's free slots are what holds it back.
@@ -176,7 +182,7 @@ void ImageBatches::produce(int64_t first_epoch, int64_t steps, int64_t first_ste
         free_.pop_front();
       }
       const int64_t first = b * options_.batch_size;
-      const int64_t count = std::min(options_.batch_size, size() - first);
+      const int64_t count = std::min(options_.batch_size, samples_per_epoch() - first);
       try {
         fill(*slot, epoch, order.data() + first, count);
       } catch (...) {

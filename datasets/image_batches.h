@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/data_parallel.h"
 #include "core/device.h"
 #include "core/tensor.h"
 #include "datasets/augment.h"
@@ -46,13 +47,16 @@ namespace engine::datasets {
 struct ImageBatchOptions {
   int height = 150, width = 150;
   int64_t batch_size = 32;
-  int workers = 0;   // threads decoding and augmenting; 0: all cores but one
+  int workers = 0;   // threads decoding and augmenting; 0: all cores but one (over `world`)
   int prefetch = 8;  // batches prepared ahead (slots of pinned memory): absorbs the jitter
   bool shuffle = true;
   bool augment = false;  // one random transform per image per epoch
   AugmentConfig augment_config;
   bool augment_on_device = false;  // the device's augment_images op instead of the workers
   uint64_t seed = 0;
+  // Data-parallel training (core/data_parallel.h): this rank makes only its shard of every
+  // epoch's order (rank_order), each image with the transform it would get in one process.
+  int rank = 0, world = 1;
 };
 
 // Every image of `folder` in batches of images (B, H, W, 3) in [0, 1] and labels (B,) as
@@ -68,6 +72,8 @@ class ImageBatches {
   ImageBatches& operator=(const ImageBatches&) = delete;
 
   int64_t size() const { return static_cast<int64_t>(folder_.paths.size()); }
+  // The images this rank makes per epoch: size(), or its shard with several ranks.
+  int64_t samples_per_epoch() const { return rows_per_rank(size(), options_.world); }
   int64_t batch_size() const { return options_.batch_size; }
   int workers() const { return options_.workers; }  // resolved: never 0
   // The device tensors every batch is written into: x (B, H, W, 3) F32, y (B,) F32.
@@ -79,7 +85,8 @@ class ImageBatches {
   // Reads each file's size (one stat per image; throws engine::Error naming a file that has gone).
   uint64_t fingerprint() const;
 
-  // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling), from
+  // Starts epoch `epoch` of `steps` batches (shuffled from (seed, epoch) when shuffling; with
+  // several ranks, this rank's part of that order), from
   // batch `first_step` on (a run resumed from a checkpoint mid-epoch; the batches before it
   // are never made). The producer goes on into the following epochs on its own (while the
   // device validates, say), so when this epoch follows the last one with the same steps, its

@@ -178,7 +178,7 @@ TrainingState state_after_fit(const FitOptions& options, const BatchSource& sour
   s.seed = options.seed;
   s.batch_size = global_batch(options);
   s.steps_per_epoch = steps_per_epoch(options, source.size());
-  s.data_samples = global_samples(options, source);
+  s.data_samples = source.data_size();
   s.data_fingerprint = source.fingerprint();
   s.epoch = history.epochs.empty() ? 1 : history.epochs.back().epoch + 1;
   s.source_state = source.state();  // as it stands after the last epoch

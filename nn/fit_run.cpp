@@ -52,7 +52,7 @@ void FitRun::resume_from(const TrainingState& saved) {
   ENGINE_CHECK(!fingerprints || saved.data_fingerprint == data_fingerprint, file,
                ": saved by a run on other training data (", saved.data_samples,
                " samples, fingerprint ", hex(saved.data_fingerprint), "); this run trains on ",
-               global_samples(options, source), " samples, fingerprint ", hex(data_fingerprint),
+               source.data_size(), " samples, fingerprint ", hex(data_fingerprint),
                " (resume on the data the checkpoint was saved with)");
   history.epochs = saved.history;
   try {
@@ -103,12 +103,6 @@ Metrics metrics_of(Metric metric, double loss, double value) {
 
 int64_t global_batch(const FitOptions& options) {
   return options.batch_size * (options.communicator ? options.communicator->world() : 1);
-}
-
-int64_t global_samples(const FitOptions& options, const BatchSource& source) {
-  // Only a source that serves ranks (the resident data) is used with a communicator; its rows
-  // are the whole data set.
-  return options.communicator ? source.rows().size() : source.size();
 }
 
 int64_t steps_per_epoch(const FitOptions& options, int64_t samples) {

@@ -154,7 +154,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   check_dataset("training data", source.rows(), *this, loss_);
   ENGINE_CHECK(!options.communicator || source.serves_ranks(),
                "data-parallel training (--gpus) needs a batch source that gives each rank its "
-               "shard; this one does not (the image loader does not yet)");
+               "shard; this one does not");
   if (options.validation) check_dataset("validation data", *options.validation, *this, loss_);
   const int64_t n = source.size();
   ENGINE_CHECK(n >= 1, "training data is empty");

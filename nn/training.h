@@ -84,6 +84,9 @@ class BatchSource {
   // Whether it serves a data-parallel rank its own shard (FitOptions::communicator); fit()
   // refuses a source that does not, which would train every rank on the same rows.
   virtual bool serves_ranks() const { return false; }
+  // The samples of one pass over the whole data set, what a checkpoint records: size(), but
+  // for a source serving a data-parallel rank, whose size() is its shard, all of them.
+  virtual int64_t data_size() const { return size(); }
 };
 
 struct TrainingState;
@@ -151,10 +154,9 @@ struct FitOptions {
 };
 
 // The samples of one step over all data-parallel ranks (batch_size x world; batch_size
-// without a communicator), and of one pass over the data (not a rank's shard): what a
-// checkpoint records, so that it resumes on any number of GPUs with the same global batch.
+// without a communicator): what a checkpoint records, so that it resumes on any number of
+// GPUs with the same global batch.
 int64_t global_batch(const FitOptions& options);
-int64_t global_samples(const FitOptions& options, const BatchSource& source);
 
 // A Dataset resident on the device, shuffled every epoch from options.seed; a full batch's row
 // indices are copied into one index buffer, so every full-batch step reads the same tensor.
@@ -169,6 +171,7 @@ class ResidentBatches final : public BatchSource {
   void start_epoch(int epoch, int64_t steps, int64_t batch, int64_t first_step) override;
   Tensor next(int64_t first, int64_t count) override;
   bool serves_ranks() const override { return true; }
+  int64_t data_size() const override { return data_.size(); }
   // Each epoch shuffles the previous epoch's order on: the state is the generator's position
   // and that order.
   Bytes state() const override;

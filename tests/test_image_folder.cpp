@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -825,6 +826,43 @@ TEST_CASE("ImageBatches: an epoch started at a later step (a resumed run) goes o
   CHECK(epoch_batches(resumed, 3, 3) == epoch_batches(straight, 3, 3));
   CHECK_THROWS_WITH_AS(resumed.start_epoch(4, 3, 3), doctest::Contains("cannot start at step 3"),
                        engine::Error);
+}
+
+TEST_CASE("ImageBatches: two ranks' batches side by side are one process's, transforms and all") {
+  // Data-parallel training (core/data_parallel.h): rank r of 2 with batches of 2 makes, at each
+  // step, images 2r and 2r+1 of the one-process batch of 4, each with the same random transform.
+  using engine::datasets::ImageBatches;
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);  // 10 images: 3 steps of 4, 4 and 2
+  engine::datasets::ImageBatchOptions options = small_batches();
+  options.augment = true;
+  options.seed = 4;
+  ImageBatches one(folder, {}, engine::Device::cpu(), options);
+  options.batch_size = 2;
+  options.world = 2;
+  std::vector<std::unique_ptr<ImageBatches>> ranks;
+  for (int r = 0; r < 2; ++r) {
+    options.rank = r;
+    ranks.push_back(std::make_unique<ImageBatches>(folder, std::vector<uint8_t>{},
+                                                   engine::Device::cpu(), options));
+    CHECK(ranks.back()->samples_per_epoch() == 5);
+  }
+  constexpr size_t PIXELS = 8 * 8 * 3;
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    const auto whole = epoch_batches(one, epoch, 3);
+    const auto first = epoch_batches(*ranks[0], epoch, 3), second = epoch_batches(*ranks[1], epoch, 3);
+    for (size_t step = 0; step < 3; ++step) {
+      // A batch is its images' pixels, then their labels: put the two ranks' side by side.
+      const size_t n0 = first[step].size() / (PIXELS + 1), n1 = second[step].size() / (PIXELS + 1);
+      std::vector<float> joined(first[step].begin(), first[step].begin() + n0 * PIXELS);
+      joined.insert(joined.end(), second[step].begin(), second[step].begin() + n1 * PIXELS);
+      joined.insert(joined.end(), first[step].begin() + n0 * PIXELS, first[step].end());
+      joined.insert(joined.end(), second[step].begin() + n1 * PIXELS, second[step].end());
+      INFO("epoch ", epoch, ", step ", step);
+      CHECK(n0 == n1);
+      CHECK(joined == whole[step]);
+    }
+  }
 }
 
 // Without --cache the loader decodes every image again each epoch: a file that was good when

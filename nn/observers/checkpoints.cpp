@@ -10,7 +10,7 @@ Checkpoints::Checkpoints(FitRun& run) : run_(run), enabled_(!run.options.checkpo
   at_epoch_start_.seed = run.options.seed;
   at_epoch_start_.batch_size = global_batch(run.options);
   at_epoch_start_.steps_per_epoch = run.steps;
-  at_epoch_start_.data_samples = global_samples(run.options, run.source);
+  at_epoch_start_.data_samples = run.source.data_size();
   at_epoch_start_.data_fingerprint = run.data_fingerprint;
 }
 

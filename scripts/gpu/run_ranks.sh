@@ -53,8 +53,16 @@ run() {
 echo "== scaling (seconds per epoch, median of epochs 2-5)"
 cifar=(build-ranks/apps/cifar10_cnn --gpu --tf32 --dataset synthetic)
 mnist=(build-ranks/apps/mnist_cnn --gpu --tf32 --dataset fashion --data-dir "$testdata")
-for app in cifar mnist; do
-  if [ "$app" = cifar ]; then cmd=("${cifar[@]}"); batch=100; else cmd=("${mnist[@]}"); batch=128; fi
+# Dogs vs Cats: the synthetic 2,000 + 800 image tree; every JPEG decoded each epoch, each
+# rank's loader decoding only its shard.
+build-ranks/datasets/make_dogs_cats --out "$logs/../dogs_tree" --force > /dev/null 2>&1
+dogs=(build-ranks/apps/dogs_vs_cats --gpu --tf32 --data-dir "$logs/../dogs_tree" --augment-on gpu)
+for app in cifar mnist dogs; do
+  case $app in
+    cifar) cmd=("${cifar[@]}"); batch=100 ;;
+    mnist) cmd=("${mnist[@]}"); batch=128 ;;
+    dogs) cmd=("${dogs[@]}"); batch=32 ;;
+  esac
   for round in 1 2; do
     run "${app}_plain_$round" "${cmd[@]}"
     for n in $(seq 1 "$gpus"); do run "${app}_gpus${n}_per_gpu_${batch}_$round" "${cmd[@]}" --gpus "$n"; done
@@ -66,3 +74,4 @@ for app in cifar mnist; do
   done
 done
 grep -h "Ranks:" "$logs"/*.log | sort | uniq -c | head
+rm -rf "$logs/../dogs_tree"  # tens of MB of JPEGs: made again by the next run
