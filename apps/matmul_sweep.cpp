@@ -542,7 +542,8 @@ void write_gnuplot(const std::string& path, const std::vector<Result>& results,
   gp << "# Run in this folder: gnuplot " << fs::path(path).filename().string() << "  -> " << stem
      << ".png/.svg, " << stem << "_square.png/.svg\n\n";
   write_datablocks(gp, results, targets);
-  gp << "\nset logscale xy\nset format x '10^{%L}'\nset grid\nset key top left\n";
+  // reset: `gnuplot *.gp` runs every script in one session, where another's settings linger.
+  gp << "\nreset\nset logscale xy\nset format x '10^{%L}'\nset grid\nset key top left\n";
   gp << "set style data linespoints\n";
   write_figures(gp, results, targets, crossovers, stem, "png");
   write_figures(gp, results, targets, crossovers, stem, "svg");

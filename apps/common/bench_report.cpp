@@ -191,7 +191,9 @@ std::optional<Plot> write_epoch_plot(const Report& report, const fs::path& dir) 
   gp << "# apps/bench: seconds per epoch of every training experiment by device (" << report.setting
      << ", " << report.date << ").\n# Run in this folder: gnuplot " << script << "\n";
   for (const auto& [key, value] : report.machine) gp << "# " << key << ": " << value << "\n";
-  gp << "set style data histograms\nset style histogram clustered gap 1\n"
+  // reset: `gnuplot *.gp` runs every script in one session, where another's settings linger
+  // (the crossover plot's log-scaled x breaks a histogram).
+  gp << "reset\nset style data histograms\nset style histogram clustered gap 1\n"
      << "set style fill solid 0.85 border -1\nset logscale y\nset grid ytics\nset key top left\n"
      << "set ylabel 'seconds per epoch (log scale)'\nset xtics noenhanced rotate by -20\n"
      << "set title 'Time per epoch by device'\nset bmargin 6\n";

@@ -232,7 +232,8 @@ void write_gnuplot(const std::string& path, const std::vector<Row>& rows,
   if (devices.empty()) devices = {"cpu"};
   const size_t columns = devices.size(), lines = groups.size();
   const std::string size = std::to_string(700 * columns) + "," + std::to_string(440 * lines);
-  gp << "\nset logscale x 2\nset logscale y 10\nset format x '%g'\nset format y '%g'\n"
+  // reset: `gnuplot *.gp` runs every script in one session, where another's settings linger.
+  gp << "\nreset\nset logscale x 2\nset logscale y 10\nset format x '%g'\nset format y '%g'\n"
         "set grid\nset key top left\n";
   for (const char* format : {"png", "svg"}) {
     gp << apps::gnuplot_terminal(format, size) << "\nset termoption noenhanced\n";

@@ -182,6 +182,7 @@ $mlp_step_gpu_resident << EOD
 64 0.164217
 EOD
 
+reset
 set logscale x 2
 set logscale y 10
 set format x '%g'

@@ -13,6 +13,7 @@
 # nvidia-smi (driver, SM clock now, max, memory clock, power limit): 580.159.04, 345 MHz, 1980 MHz, 2619 MHz, 700.00 W
 # cuBLAS / cuDNN (as --device cudnn loaded them): cuBLAS 13.1.0 + cuDNN 9.19.0
 # PyTorch: 2.11.0+cu130, CUDA 13.0, cuDNN 91900, NVIDIA H100 80GB HBM3
+reset
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1

@@ -95,6 +95,7 @@ $cudnn_square << EOD
 2048 48519.7
 EOD
 
+reset
 set logscale xy
 set format x '10^{%L}'
 set grid
