@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine for the benchmark report (issue 8, item 5): build apps/bench and the
 # apps it drives in build-gpu (skipped when build-gpu/apps/bench is there already), run its default
-# setting into OUT_DIR under `timeout 420` (the report RESULTS.md, the plots' scripts and data in
+# setting into OUT_DIR under `timeout 480` (the report RESULTS.md, the plots' scripts and data in
 # results/bench/, every run's log and --json record in work/), and pack it all into
 # OUT_DIR/bench.tgz, since only a few files come back from that machine. That machine has no
 # gnuplot: draw the plots here with `tar xzf bench.tgz && cd results/bench && gnuplot *.gp`.
@@ -31,9 +31,10 @@ echo "== bench, default setting (python: $python)"
 build-gpu/apps/bench --dry-run --data-dir "$data" --python "$python" --work-dir "$out/work" \
   --report "$out/RESULTS.md" > "$out/plan.txt" 2>&1
 tail -1 "$out/plan.txt"
-# PyTorch at its best (--graphed) adds a run per training case on cuda: a budget of 360 s.
-timeout 420 build-gpu/apps/bench --data-dir "$data" --python "$python" --report "$out/RESULTS.md" \
-  --work-dir "$out/work" --budget 360 > "$out/bench.log" 2>&1; echo "rc $?"
+# PyTorch at its best (--graphed) adds a run per training case on cuda: a budget of 420 s (360
+# left PyTorch's Jacobian unrun on 2026-11-25).
+timeout 480 build-gpu/apps/bench --data-dir "$data" --python "$python" --report "$out/RESULTS.md" \
+  --work-dir "$out/work" --budget 420 > "$out/bench.log" 2>&1; echo "rc $?"
 grep -vE "^\[ *[0-9]+/[0-9]+\] .*\.\.\.$" "$out/bench.log" | tail -60
 # The generated Dogs-vs-Cats JPEGs stay behind: tens of MB, and make_dogs_cats remakes them.
 tar czf "$out/bench.tgz" -C "$out" --exclude work/dogs_vs_cats RESULTS.md results work bench.log plan.txt
