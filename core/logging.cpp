@@ -115,6 +115,10 @@ class PrintableSink final : public spdlog::sinks::sink {
 
 std::string printable(std::string_view text) { return escape_sequences(text, is_control); }
 
+std::string printable(std::string_view text, size_t limit) {
+  return text.size() <= limit ? printable(text) : printable(text.substr(0, limit)) + "...";
+}
+
 std::string valid_utf8(std::string_view text) {
   return escape_sequences(text, [](std::string_view) { return false; });
 }

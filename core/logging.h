@@ -1,6 +1,7 @@
 // The engine logs through spdlog; apps set the level from --log-level. And the one place that
 // makes outside text (a path, a name read from a file) safe to print in a message.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,9 @@ void set_log_level(const std::string& level);
 // is. A file name with a newline in it then keeps its message on one line. (A backslash stays as
 // it is: the result is for reading, not for parsing back.)
 std::string printable(std::string_view text);
+// The same of the first `limit` bytes of `text`, with "..." after a text cut short: a name or a
+// header a reader quotes in its message stays short.
+std::string printable(std::string_view text, size_t limit);
 
 // `text` with each byte that is not part of a well-formed UTF-8 sequence written as the four
 // characters \xNN: valid UTF-8 (as a JSON string must be) that still shows the byte. Valid text,

@@ -13,6 +13,7 @@
 
 #include "core/binary_file.h"
 #include "core/error.h"
+#include "core/logging.h"
 
 namespace engine::datasets {
 namespace {
@@ -21,22 +22,10 @@ constexpr size_t kShownChars = 40;  // a cell's text in a message is cut after t
 constexpr size_t kListedColumns = 12;
 constexpr double kMaxLabel = 2147483647.0;
 
-// The text of a cell or name as a message shows it: in quotes `q`, control bytes as \xNN (so
-// the message stays one line), cut after kShownChars bytes.
+// The text of a cell or name as a message shows it: in quotes `q`, made printable (so the
+// message stays one line), cut after kShownChars bytes.
 std::string shown(const std::string& s, char q = '\'') {
-  std::string out(1, q);
-  for (size_t i = 0; i < s.size() && i < kShownChars; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(c));
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > kShownChars) out += "...";
-  return out + q;
+  return q + printable(s, kShownChars) + q;
 }
 
 // "column 3 (\"species\")", counted from 1; an unnamed column says so.

@@ -16,6 +16,7 @@
 
 #include "core/binary_file.h"
 #include "core/error.h"
+#include "core/logging.h"
 
 namespace engine::datasets {
 namespace {
@@ -52,25 +53,6 @@ DType tensor_dtype(Stored s) {
     case Stored::I64: return DType::I32;
     default: return DType::U8;
   }
-}
-
-// Text for a message: printable ASCII as is, anything else as \xNN, cut after `limit` bytes.
-std::string printable(const std::string& s, size_t limit) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < limit; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(c));
-      out += hex;
-    }
-  }
-  if (s.size() > limit) out += "...";
-  return out;
 }
 
 std::string hex_bytes(const unsigned char* p, size_t n) {

@@ -1,4 +1,5 @@
-// The data both programs share (the model they do not: it travels in the model file).
+// What both programs share: the data and the command line (the model they do not: it travels
+// in the model file).
 //
 // Two interleaved spirals in the plane: class 0 and class 1 wind twice around the origin, half
 // a turn apart, and each point is jittered by about 0.05 in each coordinate, so that a few
@@ -6,12 +7,34 @@
 // Philox generator, so a seed gives the same points on every machine: train_classifier trains
 // on seed 1, predict tests on seed 2, points the model has never seen.
 #pragma once
+#include <engine/core/device_services.h>
 #include <engine/core/rng.h>
 #include <engine/core/tensor.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
+
+// Both programs take `PROGRAM MODEL_FILE [--gpu]`. Sets the file and the device; false, having
+// said why on stderr, for a wrong command line or a GPU that cannot be used.
+inline bool read_command_line(int argc, char** argv, std::string* model_path,
+                              engine::Device* device) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s MODEL_FILE [--gpu]\n", argv[0]);
+    return false;
+  }
+  *model_path = argv[1];
+  *device = argc > 2 && std::string(argv[2]) == "--gpu" ? engine::Device::cuda()
+                                                        : engine::Device::cpu();
+  std::string why_not;
+  if (!engine::device_available(*device, &why_not)) {
+    std::fprintf(stderr, "no GPU to run on: %s\n", why_not.c_str());
+    return false;
+  }
+  return true;
+}
 
 struct Points {
   engine::Tensor xy;      // (n, 2) float32: the coordinates

@@ -21,18 +21,10 @@
 using namespace engine;
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: train_classifier MODEL_FILE [--gpu]\n");
-    return 2;
-  }
-  const std::string model_path = argv[1];
-  Device device = Device::cpu();
-  if (argc > 2 && std::string(argv[2]) == "--gpu") device = Device::cuda();
-  std::string why_not;
-  if (!device_available(device, &why_not)) {
-    std::fprintf(stderr, "no GPU to run on: %s\n", why_not.c_str());
-    return 1;
-  }
+  std::string model_path;
+  Device device;
+  // A wrong command line, or --gpu where no GPU can be used: one line said, status 2.
+  if (!read_command_line(argc, argv, &model_path, &device)) return 2;
 
   try {
     const Points points = make_spirals(1000, /*seed=*/1);
