@@ -107,7 +107,7 @@ std::vector<int32_t> rank_order(const std::vector<int32_t>& order, int64_t batch
   const int64_t per_rank = rows_per_rank(n, world);
   const int64_t padded = per_rank * world;
   // Position p of the padded order: the epoch's order, then its first rows again.
-  const auto row_at = [&](int64_t p) { return order[static_cast<size_t>(p % std::max<int64_t>(n, 1))]; };
+  const auto row_at = [&](int64_t p) { return order[static_cast<size_t>(p % n)]; };
   std::vector<int32_t> mine;
   mine.reserve(static_cast<size_t>(per_rank));
   for (int64_t start = 0; start < padded; start += batch * world) {

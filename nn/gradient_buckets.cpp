@@ -4,23 +4,31 @@
 
 namespace engine::nn {
 
-GradientBuckets::GradientBuckets(Communicator& communicator, ParameterStore& store,
+GradientBuckets::GradientBuckets(Communicator& communicator, const ParameterStore& store,
                                  int64_t bucket_bytes)
-    : communicator_(communicator), store_(store) {
+    : communicator_(communicator), grads_(store.grads) {
   const auto* base = static_cast<const char*>(store.values.raw_data());
   // Parameters from the last to the first; a bucket closes once it holds bucket_bytes.
   for (auto p = store.params.rbegin(); p != store.params.rend(); ++p) {
     const int64_t offset =
         (static_cast<const char*>(p->value.raw_data()) - base) / static_cast<int64_t>(sizeof(float));
     if (buckets_.empty() || buckets_.back().count * int64_t{sizeof(float)} >= bucket_bytes) {
-      buckets_.push_back({offset + p->value.numel(), 0, 0, false});
+      buckets_.push_back({offset + p->value.numel(), 0, 0, 0, false});
     }
     Bucket& bucket = buckets_.back();
     // Parameters lie back to back, so the bucket grows downwards over this one.
     bucket.count += bucket.offset - offset;
     bucket.offset = offset;
-    ++bucket.waiting;
+    ++bucket.parameters;
     bucket_of_[p->value.raw_data()] = buckets_.size() - 1;
+  }
+  start_step();
+}
+
+void GradientBuckets::start_step() {
+  for (Bucket& bucket : buckets_) {
+    bucket.waiting = bucket.parameters;
+    bucket.started = false;
   }
 }
 
@@ -44,7 +52,7 @@ void GradientBuckets::finish() {
 }
 
 void GradientBuckets::start(Bucket& bucket) {
-  Tensor part = store_.grads.slice(bucket.offset, {bucket.count});
+  Tensor part = grads_.slice(bucket.offset, {bucket.count});
   communicator_.start_all_reduce_mean(part);
   bucket.started = true;
 }

@@ -21,6 +21,7 @@
 namespace engine::nn {
 
 struct RunningMetrics;  // device-resident loss and metric sums (nn/train_step.h)
+class GradientBuckets;  // a data-parallel step's all-reduces (nn/gradient_buckets.h)
 
 class Sequential {
  public:
@@ -72,10 +73,7 @@ class Sequential {
   // over them before the update, in buckets of `bucket_bytes` (nn/gradient_buckets.h), and
   // draws the dropout masks of this rank's rows in the global batch. nullptr (the default):
   // one process. fit() sets it from FitOptions::communicator and bucket_bytes.
-  void set_communicator(Communicator* communicator, int64_t bucket_bytes) {
-    communicator_ = communicator;
-    bucket_bytes_ = bucket_bytes;
-  }
+  void set_communicator(Communicator* communicator, int64_t bucket_bytes);
   History fit(const Dataset& train, const FitOptions& options);
   // Trains on batches from `source` (options.shuffle is the source's business).
   History fit(BatchSource& source, const FitOptions& options);
@@ -97,7 +95,7 @@ class Sequential {
   uint64_t dropout_seed_ = 0;
   uint64_t seed_ = 0;
   Communicator* communicator_ = nullptr;
-  int64_t bucket_bytes_ = 0;
+  std::shared_ptr<GradientBuckets> buckets_;  // with a communicator: the gradients' buckets
 };
 
 }  // namespace engine::nn

@@ -118,6 +118,13 @@ void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const 
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
 
+void Sequential::set_communicator(Communicator* communicator, int64_t bucket_bytes) {
+  communicator_ = communicator;
+  // The buckets are cut once, from the parameters' layout; each step only resets them.
+  buckets_ = communicator ? std::make_shared<GradientBuckets>(*communicator, store_, bucket_bytes)
+                          : nullptr;
+}
+
 namespace {
 // A phase of the step (forward, backward, optimizer), named for Nsight's timeline (NVTX) and
 // for --profile's rows (core/profiler.h).
@@ -155,7 +162,8 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
     // has written it, while backward goes on (nn/gradient_buckets.h). Every rank's batch is as
     // large, so the mean of the ranks' mean gradients is the global batch's.
     Phase backward("backward");
-    GradientBuckets buckets(*communicator_, store_, bucket_bytes_);
+    GradientBuckets& buckets = *buckets_;
+    buckets.start_step();
     engine::backward(mean(losses), Tensor(),
                      [&buckets](const Tensor& leaf) { buckets.leaf_written(leaf); });
     zero_unreached_grads();

@@ -194,7 +194,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   for (const auto& o : asked) observers.push_back(o.get());
   // The signal to stop on, if any: in a data-parallel run the one all ranks agreed on, so that
   // every rank stops after the same step (`now`: this step's; else one from two steps ago,
-  // nn's Communicator::agree_on_stop says why).
+  // core/data_parallel.h's Communicator::agree_on_stop says why).
   const auto stop_signal = [&](bool now) {
     const int mine = stop_requested(options);
     return options.communicator ? options.communicator->agree_on_stop(mine, now) : mine;
