@@ -131,7 +131,7 @@ std::unique_ptr<Communicator> connect_ranks(const ProcessRanks& ranks, Device de
   ENGINE_CHECK(!device.is_cpu(), "data-parallel training runs on GPUs (--gpu); the CPU has ",
                "no NCCL");
 #if defined(ENGINE_WITH_NCCL)
-  return cuda::connect_nccl(ranks, device, timeout_seconds);
+  return cuda::connect_nccl(ranks, timeout_seconds);
 #else
   (void)ranks, (void)timeout_seconds;
   throw Error("this build has no NCCL (nccl.h and libnccl were not found when it was "

@@ -76,13 +76,13 @@ class Communicator {
   int world() const { return ranks_.world; }
 
   // In place, on the device's stream (so a CUDA graph records it with the step): each element
-  // becomes its mean over the ranks / its sum over the ranks. F32 tensors on this rank's GPU.
-  virtual void all_reduce_mean(Tensor& t) = 0;
+  // becomes its sum over the ranks (the epoch's loss sums). F32 tensors on this rank's GPU.
   virtual void all_reduce_sum(Tensor& t) = 0;
-  // all_reduce_mean on the communicator's own stream, after the work queued so far: the work
-  // queued next (the rest of the backward pass) runs meanwhile. join_all_reduces() makes the
-  // work queued after it wait for every all-reduce started so far. Both record into a CUDA
-  // graph like the rest (a fork and a join of the two streams).
+  // In place, each element becomes its mean over the ranks (a bucket of gradients), on the
+  // communicator's own stream, after the work queued so far: the work queued next (the rest of
+  // the backward pass) runs meanwhile. join_all_reduces() makes the work queued after it wait
+  // for every all-reduce started so far. Both record into a CUDA graph like the rest (a fork
+  // and a join of the two streams).
   virtual void start_all_reduce_mean(Tensor& t) = 0;
   virtual void join_all_reduces() = 0;
   // Rank `root`'s values to every rank (the weights at the start, so all ranks begin equal).

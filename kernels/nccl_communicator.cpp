@@ -84,8 +84,6 @@ class NcclCommunicator final : public Communicator {
     ncclCommDestroy(comm_);
   }
 
-  void all_reduce_mean(Tensor& t) override { all_reduce(t, ncclAvg, stream()); }
-
   void start_all_reduce_mean(Tensor& t) override {
     CHECK_CUDA(cudaEventRecord(fork_, stream()));  // the gradients were queued before this
     CHECK_CUDA(cudaStreamWaitEvent(side_, fork_, 0));
@@ -175,9 +173,7 @@ class NcclCommunicator final : public Communicator {
 
 }  // namespace
 
-std::unique_ptr<Communicator> connect_nccl(const ProcessRanks& ranks, Device device,
-                                           double timeout_seconds) {
-  (void)device;  // the process's one GPU: its stream is kernels/launch.h's
+std::unique_ptr<Communicator> connect_nccl(const ProcessRanks& ranks, double timeout_seconds) {
   return std::make_unique<NcclCommunicator>(ranks, timeout_seconds);
 }
 

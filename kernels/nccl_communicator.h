@@ -8,7 +8,7 @@
 
 namespace engine::cuda {
 
-std::unique_ptr<Communicator> connect_nccl(const ProcessRanks& ranks, Device device,
-                                           double timeout_seconds);
+// On the process's one GPU, whose stream is kernels/launch.h's.
+std::unique_ptr<Communicator> connect_nccl(const ProcessRanks& ranks, double timeout_seconds);
 
 }  // namespace engine::cuda

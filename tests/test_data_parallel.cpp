@@ -233,7 +233,6 @@ class ThreadCommunicator final : public Communicator {
       : Communicator(ProcessRanks{rank, ranks.world, rank, "", true}), ranks_(ranks) {}
   int collectives = 0;  // all-reduces of gradients started
 
-  void all_reduce_mean(Tensor& t) override { combine(t, true); }
   void all_reduce_sum(Tensor& t) override { combine(t, false); }
   void start_all_reduce_mean(Tensor& t) override {
     ++collectives;
@@ -355,7 +354,6 @@ TEST_CASE("GradientBuckets: buckets from the buffer's end cover every gradient o
     std::vector<std::pair<int64_t, int64_t>> started;  // (offset, count)
     const float* base = nullptr;
     int joins = 0;
-    void all_reduce_mean(Tensor&) override {}
     void all_reduce_sum(Tensor&) override {}
     void start_all_reduce_mean(Tensor& t) override {
       started.emplace_back(t.data<float>() - base, t.numel());
