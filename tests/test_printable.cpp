@@ -72,6 +72,14 @@ TEST_CASE("printable: control characters and bytes that are not UTF-8 are escape
   CHECK(printable("") == "");
 }
 
+TEST_CASE("printable with a limit: the first bytes escaped, \"...\" after a text cut short") {
+  CHECK(printable("abc", 3) == "abc");
+  CHECK(printable("abcd", 3) == "abc...");
+  CHECK(printable("a\tb\nc", 4) == "a\\tb\\n...");
+  // A cut through a UTF-8 character leaves a byte that is not UTF-8 on its own: escaped.
+  CHECK(printable("\xc3\xa9t\xc3\xa9", 4) == "\xc3\xa9t\\xc3...");
+}
+
 TEST_CASE("valid_utf8: only the bytes that are not UTF-8 are escaped") {
   CHECK(valid_utf8("data/caf\xe9/x") == "data/caf\\xe9/x");
   CHECK(valid_utf8("a\nb\x1b") == "a\nb\x1b");  // JSON escapes these itself
