@@ -48,18 +48,27 @@ else
 fi
 
 if [ "$gpus" -ge 2 ]; then
-  # Two ranks of batch 32 against one GPU of batch 64: the same batches, the same masks, the
-  # gradients averaged instead of computed at once, so the loss agrees to float rounding.
-  expect_status 0 "--gpus 2" -- "$app" --gpu --gpus 2 "${short[@]}"
-  expect_text "$tmp/out" "Ranks: 2 processes" "identical on all 2 ranks"
-  two=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
-  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${short[@]}" --batch-size 64
-  one=$(grep -oE 'loss: [0-9.]+' "$tmp/out" | head -1 | cut -d' ' -f2)
-  if awk -v a="$two" -v b="$one" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 2e-3 * b) }'; then
-    echo "ok: the first epoch's loss, 2 ranks x 32 = $two, one GPU x 64 = $one"
-  else
-    echo "FAIL: 2 ranks x 32 lost $two, one GPU x 64 lost $one"; failures=$((failures + 1))
-  fi
+  # N ranks of batch 64/N against one GPU of batch 64: the same batches, the same masks, the
+  # gradients averaged instead of computed at once, so every epoch's loss agrees to float
+  # rounding (three epochs: the curve, not only its start).
+  curve=(--data-dir "$data" --epochs 3 --steps-per-epoch 40)
+  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${curve[@]}" --batch-size 64
+  epoch_losses() { grep -oE 'loss: [0-9.]+' "$tmp/out" | head -3 | cut -d' ' -f2 | tr '\n' ' '; }
+  one=$(epoch_losses)  # the three epochs' lines (the test set's loss follows them)
+  for n in 2 4; do
+    [ "$gpus" -ge "$n" ] || continue
+    expect_status 0 "--gpus $n" -- "$app" --gpu --gpus "$n" "${curve[@]}" --batch-size $((64 / n))
+    expect_text "$tmp/out" "Ranks: $n processes" "identical on all $n ranks"
+    many=$(epoch_losses)
+    if awk -v a="$many" -v b="$one" 'BEGIN { n = split(a, x, " "); m = split(b, y, " ");
+         if (n != 3 || m != 3) exit 1
+         for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 2e-3 * y[i]) exit 1 }
+         exit 0 }'; then
+      echo "ok: the loss curve, $n ranks x $((64 / n)) = $many, one GPU x 64 = $one"
+    else
+      echo "FAIL: $n ranks x $((64 / n)) lost $many, one GPU x 64 lost $one"; failures=$((failures + 1))
+    fi
+  done
   # Ctrl-C: the launcher passes it on once, both ranks stop after the same step, rank 0 saves
   # the checkpoint; it resumes on one GPU taking the same 64 samples per step.
   long=(--data-dir "$data" --epochs 100 --checkpoint "$tmp/dp.ckpt")
@@ -75,12 +84,13 @@ if [ "$gpus" -ge 2 ]; then
   fi
   expect_status 0 "a two-GPU checkpoint resumed on one GPU, batch 64" -- \
     "$app" --gpu --batch-size 64 "${long[@]}" --resume "$tmp/dp.ckpt"
-  # A rank that dies: the launcher stops the other (stuck in its all-reduce) within seconds.
-  "$app" --gpu --gpus 2 --data-dir "$data" --epochs 1000 > "$tmp/out" 2> "$tmp/err" &
+  # A rank that dies: the launcher stops the others (stuck in their all-reduce) within seconds.
+  ranks=$((gpus >= 4 ? 4 : 2))
+  "$app" --gpu --gpus "$ranks" --data-dir "$data" --epochs 1000 > "$tmp/out" 2> "$tmp/err" &
   launcher=$!
   victim=
-  for _ in $(seq 100); do  # both ranks started (their output is buffered: not a sign)
-    [ "$(pgrep -P "$launcher" | wc -l)" -eq 2 ] && victim=$(pgrep -P "$launcher" | tail -1) && break
+  for _ in $(seq 100); do  # every rank started (their output is buffered: not a sign)
+    [ "$(pgrep -P "$launcher" | wc -l)" -eq "$ranks" ] && victim=$(pgrep -P "$launcher" | tail -1) && break
     sleep 0.1
   done
   sleep 5  # connected and training
@@ -88,7 +98,7 @@ if [ "$gpus" -ge 2 ]; then
   start=$SECONDS
   wait "$launcher"; status=$?
   if [ "$status" -ne 0 ] && [ $((SECONDS - start)) -le 15 ] && grep -q "was killed by signal 9" "$tmp/err"; then
-    echo "ok: a killed rank ends the run in $((SECONDS - start)) s, status $status: $(head -1 "$tmp/err")"
+    echo "ok: a killed rank of $ranks ends the run in $((SECONDS - start)) s, status $status: $(head -1 "$tmp/err")"
   else
     echo "FAIL: a killed rank: status $status after $((SECONDS - start)) s"; cat "$tmp/err"
     failures=$((failures + 1))

@@ -16,11 +16,12 @@ failures=0
 
 # bounded COMMAND...: COMMAND with 60 s and 8 GB of address space at most (a guard for a
 # reader that would run to bad_alloc); not under AddressSanitizer, whose shadow memory alone
-# reserves terabytes of address space.
+# reserves terabytes of address space. One OpenBLAS thread: at load it reserves buffers for
+# every core (over 8 GB of address space on a 64-core host) before main() runs.
 if ldd "$mnist" 2> /dev/null | grep -q libasan; then
   bounded() { timeout 60 "$@"; }
 else
-  bounded() { (ulimit -v 8000000; exec timeout 60 "$@"); }
+  bounded() { (ulimit -v 8000000; OPENBLAS_NUM_THREADS=1 exec timeout 60 "$@"); }
 fi
 
 # refused DESCRIPTION TEXT -- COMMAND...: status 1, one line on stderr, holding TEXT.

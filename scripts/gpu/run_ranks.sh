@@ -5,9 +5,12 @@
 # --gpus, and --gpus 1, 2, ... up to the GPUs present, each with the per-GPU batch fixed (the
 # app's own; also with one bucket, nothing overlapped) and with the global batch fixed (the
 # seed's), five epochs each, the median of the last four; the per-GPU runs twice, alternating.
-# Usage: scripts/gpu/run_ranks.sh OUT_DIR       (logs packed into OUT_DIR/ranks_logs.tgz)
+# GPU counts: 1, 2, 4, 8, up to the GPUs present.
+# Usage: scripts/gpu/run_ranks.sh OUT_DIR [PHASE]   (logs packed into OUT_DIR/ranks_logs.tgz)
+#   PHASE: all (default), check (build, tests, memcheck) or scale (build, scaling): the two
+#   halves fit the device tool's ten-minute calls on a four-GPU host.
 set -uo pipefail
-out=${1:?out dir}
+out=${1:?out dir}; phase=${2:-all}
 logs=$out/ranks_logs; mkdir -p "$logs"
 # NVLink multicast stays off on shared machines (it can take a host's GPUs out of service);
 # NCCL's warnings go to the logs.
@@ -23,6 +26,9 @@ cmake -B build-ranks -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTU
 grep -E "NCCL" "$logs/configure.log"
 cmake --build build-ranks -j "$(nproc)" > "$logs/build.log" 2>&1 || { grep -E "error" -A5 "$logs/build.log" | head -60; exit 1; }
 echo "build warnings: $(grep -c "warning" "$logs/build.log")"
+counts=(); for ((n = 1; n <= gpus; n *= 2)); do counts+=("$n"); done
+
+if [ "$phase" != scale ]; then
 echo "== tests (every suite, the multi-GPU part of test_ranks_cli.sh included)"
 (cd build-ranks && timeout 400 ctest -j 8 --output-on-failure > "$logs/ctest.log" 2>&1
  grep -E "tests passed|tests failed|Failed|\*\*\*" "$logs/ctest.log" | tail -10)
@@ -37,6 +43,8 @@ timeout 240 compute-sanitizer --tool memcheck --target-processes all --report-ap
   build-ranks/apps/mnist_mlp --gpu --gpus "$((gpus < 2 ? 1 : 2))" --data-dir "$testdata" --epochs 1 \
   --steps-per-epoch 30 > "$logs/memcheck.log" 2>&1
 echo "ranks: rc $? | $(grep -E "ERROR SUMMARY|identical" "$logs/memcheck.log" | tr '\n' ' ')"
+fi
+[ "$phase" = check ] && exit 0
 
 # epoch_seconds JSON: the median of the epochs after the first (which records the graph).
 epoch_seconds() {
@@ -65,9 +73,9 @@ for app in cifar mnist dogs; do
   esac
   for round in 1 2; do
     run "${app}_plain_$round" "${cmd[@]}"
-    for n in $(seq 1 "$gpus"); do run "${app}_gpus${n}_per_gpu_${batch}_$round" "${cmd[@]}" --gpus "$n"; done
+    for n in "${counts[@]}"; do run "${app}_gpus${n}_per_gpu_${batch}_$round" "${cmd[@]}" --gpus "$n"; done
   done
-  for n in $(seq 2 "$gpus"); do
+  for n in "${counts[@]:1}"; do
     # One bucket larger than the model: the all-reduce waits for the whole backward pass.
     run "${app}_gpus${n}_per_gpu_${batch}_no_overlap" "${cmd[@]}" --gpus "$n" --bucket-mb 1000
     run "${app}_gpus${n}_global_${batch}" "${cmd[@]}" --gpus "$n" --batch-size "$((batch / n))"
