@@ -105,6 +105,8 @@ class DeviceServices {
   // instead of FP32. Off by default: the articles compute in FP32. Devices without TF32
   // ignore it.
   virtual void set_tf32(bool enabled) { (void)enabled; }
+  // Whether TF32 is in use (asked for, on a device that has it).
+  virtual bool tf32() const { return false; }
   // --device cudnn: matmul on cuBLAS, convolutions and pooling on cuDNN, everything else on
   // the engine's own kernels: the articles' "GPU + cuDNN" column and the yardstick for our
   // kernels. While on, the dispatch point (core/dispatch.h) runs an op's vendor:: variant
@@ -114,6 +116,10 @@ class DeviceServices {
   // Op family -> the kernels it runs on this device in the current mode, for the run header
   // and --json ("matmul" -> "TF32 mma.sync ..."); chosen on a GPU by core/gpu_architecture.h.
   virtual std::vector<std::pair<std::string, std::string>> kernel_families() const { return {}; }
+  // The most bytes of model state (parameters and Adam's two moments) the fused MLP kernel
+  // (core/ops/fused_mlp.h) takes on here: 0 where it cannot run (the CPU, a GPU without
+  // cooperative launches), else the L2 cache's size (nn/fused_mlp.h says why).
+  virtual int64_t fused_mlp_state_bytes() const { return 0; }
 
   // ---- whole-step replay (CUDA graphs) ----------------------------------------------------
   // Records everything `step` launches, without running it, into a graph that replay() runs

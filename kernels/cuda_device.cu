@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/ops/fused_mlp.h"
 #include "kernels/cuda_device.h"
 #include "kernels/device_caps.h"
 #include "kernels/device_probe.h"
@@ -222,6 +223,13 @@ CudaDevice::CudaDevice(int device_index)
 void CudaDevice::set_tf32(bool enabled) {
   tf32_requested_ = enabled;
   tf32_ = enabled && device_caps().kernels.tf32_mma;
+}
+
+int64_t CudaDevice::fused_mlp_state_bytes() const {
+  if (!fused_mlp_supported()) return 0;
+  int l2_bytes = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_index_));
+  return l2_bytes;
 }
 
 std::vector<std::pair<std::string, std::string>> CudaDevice::kernel_families() const {

@@ -62,6 +62,8 @@ class CudaDevice final : public DeviceServices {
   void set_vendor_libraries(bool enabled) override;
   bool vendor_libraries() const override { return vendor_; }
   std::vector<std::pair<std::string, std::string>> kernel_families() const override;
+  // The L2 cache's size where the GPU has cooperative launches (kernels/fused_mlp.cu).
+  int64_t fused_mlp_state_bytes() const override;
 
   // ---- whole-step replay ---------------------------------------------------------------
   // nullptr while an op hook watches this device (--profile, --sync-check).
@@ -70,7 +72,7 @@ class CudaDevice final : public DeviceServices {
   // ---- what the ops read (kernels/*.cu, kernels/vendor/) -----------------------------------
   // Whether matmuls and convolutions run on TF32 tensor cores: set_tf32(true) on a GPU that
   // has them.
-  bool tf32() const { return tf32_; }
+  bool tf32() const override { return tf32_; }
   // matmul's split-K tile counters (kernels/matmul/small_splitk.h): zeroed once when the
   // device is made, and left at zero by every call, so they cost nothing per call and survive
   // graph capture.

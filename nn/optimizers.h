@@ -54,6 +54,8 @@ class Adam final : public Optimizer {
   void set_learning_rate(float learning_rate) override;
   float learning_rate() const override { return config_.learning_rate; }
   std::vector<std::pair<std::string, Tensor>> state(const ParameterStore& store) override;
+  // Its settings, for the fused MLP kernel (nn/fused_mlp.h), which runs Adam itself.
+  const AdamConfig& config() const { return config_; }
 
  private:
   AdamConfig config_;

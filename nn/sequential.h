@@ -60,8 +60,9 @@ class Sequential {
   void set_step_counter(int64_t steps);
 
   void compile(std::unique_ptr<Optimizer> optimizer, Loss loss);
-  // The optimizer compile() was given.
+  // The optimizer and the loss compile() was given.
   Optimizer& optimizer();
+  Loss loss() const { return loss_; }
   // One training step on the rows `index` (an I32 tensor on the model's device) of `data`:
   // forward, loss, backward, optimizer update, and the batch's loss and metric (correct rows,
   // or a regression loss's absolute errors) added to `metrics`. Device work only, so fit()
@@ -69,6 +70,8 @@ class Sequential {
   void train_step(const Dataset& data, const Tensor& index, RunningMetrics& metrics);
   // Seeds dropout's masks as fit() does with FitOptions::seed; for a loop of your own.
   void set_training_seed(uint64_t seed);
+  // The key Dropout layer i (counted in forward order from 0) draws its masks with.
+  uint64_t dropout_stream(int64_t i) const;
   // A data-parallel run's ranks (core/data_parallel.h): train_step then averages the gradients
   // over them before the update, in buckets of `bucket_bytes` (nn/gradient_buckets.h), and
   // draws the dropout masks of this rank's rows in the global batch. nullptr (the default):

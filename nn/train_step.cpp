@@ -118,6 +118,10 @@ void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const 
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
 
+uint64_t Sequential::dropout_stream(int64_t i) const {
+  return derive_seed(dropout_seed_, static_cast<uint64_t>(i));
+}
+
 void Sequential::set_communicator(Communicator* communicator, int64_t bucket_bytes) {
   communicator_ = communicator;
   // The buckets are cut once, from the parameters' layout; each step only resets them.

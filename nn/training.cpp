@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "core/autograd.h"
@@ -18,6 +19,7 @@
 #include "core/ops.h"
 #include "nn/checkpoint.h"
 #include "nn/fit_run.h"
+#include "nn/fused_mlp.h"
 #include "nn/graphed_step.h"
 #include "nn/observers/checkpoints.h"
 #include "nn/observers/observers.h"
@@ -171,6 +173,15 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   if (options.communicator) options.communicator->broadcast(store_.values, 0);
   const TrainingState* resume = options.resume;
   if (resume) run.resume_from(*resume);
+  // An MLP's steps in the fused kernel, many a launch, where the model and the run allow it
+  // (nn/fused_mlp.h); else op by op, each full step a graph replay (nn/graphed_step.h).
+  const FusedMlpChoice fused =
+      choose_fused_mlp(*this, options, source.epoch_order() != nullptr, fused_mlp_limits(device()));
+  run.history.fused = fused.use;
+  if (fused.mlp && !fused.use) run.history.fused_why_not = fused.why_not;
+  std::optional<FusedSteps> fused_steps;
+  if (fused.use) fused_steps.emplace(run, fused.plan);
+  int64_t launched_until = 0;  // the fused path: the steps its launches have enqueued
   GraphedStep step(run);
   Checkpoints checkpoints(run);
   NanCheck nan_check(run, checkpoints);
@@ -219,22 +230,29 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
     for (FitObserver* o : observers) o->epoch_started(run);
     const double learning_rate = optimizer().learning_rate();  // a schedule's, if one runs
     int64_t steps_run = run.steps;  // fewer where a callback stops the run mid-epoch
+    launched_until = 0;
     run.start_clock();
     for (int64_t s = run.first_step; s < run.steps; ++s) {
       const int64_t first = s * batch;
       const int64_t count = std::min(batch, n - first);
       // --breakdown: the device's time goes to the batch's part, then to the step's; a
       // resident set's batch is part of the step, and consecutive steps extend one span.
-      run.clock.enter(run.clock.batch_part());
-      const Tensor index = source.next(first, count);
-      run.clock.enter(BreakdownClock::Part::Compute);
-      step.run(index, count == run.full_batch);
-      run.running.samples += count;
+      if (fused_steps) {
+        // A launch runs this step and the next ones; the sums count its samples at once.
+        if (s >= launched_until) launched_until = fused_steps->launch(s);
+      } else {
+        run.clock.enter(run.clock.batch_part());
+        const Tensor index = source.next(first, count);
+        run.clock.enter(BreakdownClock::Part::Compute);
+        step.run(index, count == run.full_batch);
+        run.running.samples += count;
+      }
       for (FitObserver* o : observers) o->step_finished(run, s + 1, count);
       // Stopped mid-epoch: the checkpoint goes on from the next step of this epoch. (At the
-      // epoch's last step, the epoch is finished first, validation included.)
+      // epoch's last step, the epoch is finished first, validation included.) The fused path
+      // stops where a launch ends.
       const int signal = stop_signal(false);
-      if (signal != 0 && s + 1 < run.steps) {
+      if (signal != 0 && s + 1 < run.steps && (!fused_steps || s + 1 == launched_until)) {
         progress.interrupted();
         checkpoints.save_mid_epoch(s + 1);
         return stopped(signal, epoch, s + 1);

@@ -87,6 +87,10 @@ class BatchSource {
   // The samples of one pass over the whole data set, what a checkpoint records: size(), but
   // for a source serving a data-parallel rank, whose size() is its shard, all of them.
   virtual int64_t data_size() const { return size(); }
+  // Where the source is rows() on the device picked in an order it holds there: that order
+  // for the epoch start_epoch began (sample i of the epoch is row (*epoch_order())[i]), which
+  // the fused MLP kernel reads for many steps at once (nn/fused_mlp.h). nullptr otherwise.
+  virtual const Tensor* epoch_order() const { return nullptr; }
 };
 
 struct TrainingState;
@@ -103,6 +107,9 @@ struct FitOptions {
   // Record one full-batch training step as a CUDA graph and replay it for every full batch
   // (where the device can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
+  // An MLP's steps in the fused kernel, many steps a launch, where the model and the run allow
+  // it (nn/fused_mlp.h says when); false: op by op (replayed as a graph with use_graph).
+  bool fused = true;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`
   // epochs and after the last (0: none of those), and one when `stop_signal` asks it to stop.
@@ -172,6 +179,7 @@ class ResidentBatches final : public BatchSource {
   Tensor next(int64_t first, int64_t count) override;
   bool serves_ranks() const override { return true; }
   int64_t data_size() const override { return data_.size(); }
+  const Tensor* epoch_order() const override { return &device_order_; }
   // Each epoch shuffles the previous epoch's order on: the state is the generator's position
   // and that order.
   Bytes state() const override;
@@ -250,6 +258,10 @@ struct History {
   // How often the step was recorded as a CUDA graph: once, and again after each change of the
   // learning rate (a replay keeps the rate it was recorded with: nn/graphed_step.h).
   int64_t graph_captures = 0;
+  // Whether the steps ran in the fused MLP kernel (nn/fused_mlp.h); where the model is an MLP
+  // it could run but the run did not take it, why not (one line; empty otherwise).
+  bool fused = false;
+  std::string fused_why_not;
 };
 
 // Where a run stands between two steps: with the model's weights, its optimizer's state and

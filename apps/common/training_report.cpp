@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "nn/checkpoint.h"
+#include "nn/fused_mlp.h"
 #include "nn/memory_estimate.h"
 #include "nn/model_file.h"
 #include "nn/weights_io.h"
@@ -115,7 +116,12 @@ void print_epoch_seconds(const nn::History& history, int64_t train_samples, int6
 void print_step_report(Device device, const nn::History& history) {
   if (device.is_cpu() || history.epochs.empty()) return;
   const MedianStep step = median_step_microseconds(history);
-  if (history.graph_replay) {
+  if (history.fused) {
+    std::printf("Training step: the fused MLP kernel, up to %lld steps a launch, median %.1f "
+                "us/step %s\n",
+                static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH), step.microseconds,
+                median_basis(step));
+  } else if (history.graph_replay) {
     std::printf("Training step: one CUDA graph replay of %lld kernels, median %.1f us/step %s\n",
                 static_cast<long long>(history.kernels_per_step), step.microseconds,
                 median_basis(step));
@@ -178,6 +184,7 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["median_step_us"] = step.microseconds;
   record["median_step_after_warmup"] = step.after_warmup;
   record["graph_replay"] = history.graph_replay;
+  record["fused_mlp"] = history.fused;  // the steps ran in the fused MLP kernel (nn/fused_mlp.h)
   record["kernels_per_step"] = history.kernels_per_step;
   record["capture_seconds"] = history.capture_seconds;
   record["peak_device_bytes"] = memory.peak_bytes;
@@ -188,6 +195,12 @@ void add_no_graph_flag(CLI::App& app, bool& no_graph) {
   app.add_flag("--no-graph", no_graph,
                "GPU: launch every kernel of every step from the host instead of replaying one "
                "recorded CUDA graph per step (to see what the graph saves)");
+}
+
+void add_no_fused_flag(CLI::App& app, bool& no_fused) {
+  app.add_flag("--no-fused", no_fused,
+               "GPU: run the MLP's steps op by op (one CUDA graph replay a step) instead of in "
+               "the fused kernel, many steps a launch (to see what fusing saves)");
 }
 
 Device start_training(CommonOptions& options) {
@@ -224,6 +237,7 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.seed = options.seed;
   fit.validation = plan.validation;
   fit.use_graph = plan.use_graph;
+  fit.fused = plan.use_fused;
   fit.breakdown = options.breakdown;
   // Keras' habits (nn/callbacks.h); --monitor's default needs validation data to mean val_loss.
   const std::string monitor =
@@ -237,6 +251,22 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.save_best.monitor = monitor;
   fit.lr_schedule = parse_lr_schedule(options.lr_schedule);
   return fit;
+}
+
+// The run header's word on the fused MLP kernel (nn/fused_mlp.h), where the model is an MLP
+// it runs: that the steps run in it, or why not.
+void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
+                        const nn::BatchSource& train, Device device) {
+  if (device.is_cpu()) return;
+  const nn::FusedMlpChoice choice = nn::choose_fused_mlp(
+      model, fit, train.epoch_order() != nullptr, nn::fused_mlp_limits(device));
+  if (choice.use) {
+    std::printf("Training step: the fused MLP kernel, up to %lld steps a launch "
+                "(docs/FUSED_MLP.md; --no-fused: op by op)\n",
+                static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
+  } else if (choice.mlp) {
+    std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());
+  }
 }
 
 // Where a checkpoint stands: "in epoch 3 after step 17" or, at a boundary, "after epoch 2".
@@ -358,6 +388,7 @@ TrainingRun train_and_report(nn::Sequential& model, const Shape& sample_shape, D
                   static_cast<long long>(full_steps), grouped(samples).c_str(),
                   grouped(train.size()).c_str());
     }
+    print_fused_choice(model, fit, train, device);
     if (plan.validation != nullptr) {
       std::printf("Train on %lld samples, validate on %lld samples\n",
                   static_cast<long long>(train.size()),

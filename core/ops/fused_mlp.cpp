@@ -1,0 +1,65 @@
+// The fused MLP steps' dispatch point and cost (core/ops/fused_mlp.h).
+#include "core/ops/fused_mlp.h"
+
+#include <string>
+
+#include "core/dispatch.h"
+#include "core/error.h"
+
+namespace engine {
+
+int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
+  int64_t floats = 0;
+  for (size_t l = 0; l + 1 < plan.layers.size(); ++l) floats += 2 * batch * plan.layers[l].units;
+  return floats + batch * plan.layers.back().units + 2 * batch;
+}
+
+namespace {
+// What --profile shows for one call: every step's matmuls (forward, the input gradients below
+// the head, the weight gradients) and its Adam, over the parameters and the batches' rows.
+OpCall fused_mlp_call(const FusedMlpPlan& plan, int64_t batch, int64_t steps) {
+  double flops = 0.0, bytes = 0.0, parameters = 0.0;
+  for (size_t l = 0; l < plan.layers.size(); ++l) {
+    const FusedMlpLayer& layer = plan.layers[l];
+    const double weights = static_cast<double>((layer.inputs + 1) * layer.units);
+    const double products = l == 0 ? 2.0 : 3.0;  // forward, weight gradient (+ input gradient)
+    flops += products * 2.0 * static_cast<double>(batch) * weights;
+    parameters += weights;
+  }
+  flops += 12.0 * parameters;                // Adam
+  bytes += 7.0 * 4.0 * parameters;           // p, g, m, v read; p, m, v written
+  bytes += 4.0 * static_cast<double>(batch * plan.layers.front().inputs);  // the batch's rows
+  std::string shape = std::to_string(steps) + " steps x " + std::to_string(batch);
+  for (const FusedMlpLayer& layer : plan.layers) shape += " " + std::to_string(layer.units);
+  return OpCall{"fused_mlp_steps", shape,
+                OpCost{flops * static_cast<double>(steps), bytes * static_cast<double>(steps)}};
+}
+}  // namespace
+
+namespace raw {
+
+void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor& v,
+                     const Tensor& x, const Tensor& labels, const Tensor& order, int64_t batch,
+                     int64_t steps, Tensor& step_counter, Tensor& workspace, Tensor& loss_sum,
+                     Tensor& correct) {
+  ENGINE_CHECK(!plan.layers.empty() &&
+                   static_cast<int64_t>(plan.layers.size()) <= FUSED_MLP_MAX_LAYERS &&
+                   plan.layers.back().units <= FUSED_MLP_MAX_CLASSES,
+               "fused_mlp_steps: 1 to ", FUSED_MLP_MAX_LAYERS, " layers and at most ",
+               FUSED_MLP_MAX_CLASSES, " classes");
+  ENGINE_CHECK(batch >= 1 && steps >= 0 && order.numel() >= batch * steps,
+               "fused_mlp_steps: ", steps, " steps of ", batch, " rows need as many in the order (",
+               order.numel(), ")");
+  ENGINE_CHECK(workspace.numel() >= fused_mlp_workspace_floats(plan, batch),
+               "fused_mlp_steps: workspace too small");
+  if (steps == 0) return;
+  dispatch(params, [&] { return fused_mlp_call(plan, batch, steps); },
+           [&] { cpu::fused_mlp_steps(plan, params, m, v, x, labels, order, batch, steps,
+                                      step_counter, workspace, loss_sum, correct); },
+           [&] { ENGINE_CUDA(cuda::fused_mlp_steps(plan, params, m, v, x, labels, order, batch,
+                                                   steps, step_counter, workspace, loss_sum,
+                                                   correct)); });
+}
+
+}  // namespace raw
+}  // namespace engine

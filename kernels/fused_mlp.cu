@@ -1,0 +1,395 @@
+// The whole MLP training loop in one kernel launch (core/ops/fused_mlp.h): every step of a
+// chunk of an epoch, each step's phases separated by grid-wide barriers. The CPU reference,
+// phase for phase, is cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
+//
+// Why: the seed's small model (784 -> 128 -> 10, batch 32) does ~13 MFLOP and moves ~3 MB a
+// step, under 2 us of an H100's work, but op by op it is 23 kernels, ~46 us a step even
+// replayed as one CUDA graph: the time goes to launches and to the gaps between kernels.
+// Here the launches are gone (one per chunk of steps), and a phase boundary costs a
+// grid-wide barrier (~1 us) instead of a kernel boundary.
+//
+// Napkin math per step, small model, batch 32 (wide model: 784 -> 1000 -> 1000 -> 10):
+//   multiply-adds   forward 3.21 M + head 0.04 M + its input gradient 0.04 M + weight
+//                   gradients 3.26 M = 6.5 M (13 MFLOP; wide: 152 M, 0.3 GFLOP)
+//   Adam            101,770 parameters x (read p, m, v; write p, m, v) = 2.4 MB, from L2:
+//                   the parameters and moments (1.2 MB; wide 21.6 MB) fit in the 50 MB L2
+//   batch           32 rows x 784 floats = 100 KB gathered by the epoch's order
+//   barriers        3 (small: forward | head | Adam), 2 + 2 x hidden layers in general
+// At ~60 TFLOP/s FP32 and ~6 TB/s of L2 the work is ~0.6 us; what bounds a step is the
+// barriers (~1 us each with one block per SM) and the latency of each phase's dependent
+// loads: expect ~5 us a step for the small model. The wide model's 0.3 GFLOP make it
+// arithmetic-bound: ~10-20 us.
+//
+// Work split: every phase but the head is a set of dot products, out(r, c) = sum_k a(r, k)
+// b(k, c), spread over the whole grid (dot_phase): a group of S lanes shares one dot (lanes
+// stride k, then add with shuffles) and computes RB neighbouring columns of one row at once,
+// reusing each a(r, k) RB times. The head is a warp per row: the classes' logits (one lane's
+// partial sums per class, then shuffles), softmax cross-entropy and the gradient of the layer
+// below, with no barrier in between.
+#include <cooperative_groups.h>
+
+#include <cmath>
+
+#include "core/ops/fused_mlp.h"
+#include "core/rng.h"
+#include "kernels/launch.h"
+
+namespace engine::cuda {
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr int THREADS = 512;  // one block per SM: 16 warps
+constexpr int MAX_HIDDEN = static_cast<int>(FUSED_MLP_MAX_LAYERS) - 1;
+constexpr int MAX_CLASSES = static_cast<int>(FUSED_MLP_MAX_CLASSES);
+
+struct Layer {
+  int inputs, units;
+  int64_t offset;  // kernel (inputs x units), then bias (units), in p, m and v
+  bool relu;
+  float rate;  // dropout after it (0: none)
+  uint64_t seed;
+};
+
+struct Args {
+  Layer layer[FUSED_MLP_MAX_LAYERS];
+  int layers;  // the last is the head
+  AdamConfig adam;
+  float *p, *m, *v;
+  const float* x;
+  const int32_t* labels;
+  const int32_t* order;
+  int batch;
+  int64_t steps;
+  int32_t* counter;
+  float* out[MAX_HIDDEN];   // hidden layers' outputs (batch, units)
+  float* grad[MAX_HIDDEN];  // their gradients
+  float *dlogits, *row_loss, *row_hit;
+  float *loss_sum, *correct;
+};
+
+// d(out)/d(z) of a hidden layer at element i of its (batch, units) output, as the CPU
+// reference computes it: Dropout's keep * scale (the mask recomputed from its counter), times
+// ReLU's (out > 0; a dropped element's out is 0, and its factor is 0 either way).
+__device__ __forceinline__ float mask(const Layer& layer, const float* out, int64_t i,
+                                      uint32_t step) {
+  float d = layer.relu && !(out[i] > 0.0f) ? 0.0f : 1.0f;
+  if (layer.rate > 0.0f) {
+    const bool keep = dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
+    d = keep ? d * (1.0f / (1.0f - layer.rate)) : 0.0f;
+  }
+  return d;
+}
+
+// out(r, c) = sum_k a(r, k) b(k, c) for rows x cols outputs over the whole grid: groups of S
+// lanes (S divides 32), each taking RB consecutive columns of one row per round.
+template <int S, int RB, typename A, typename B, typename Out>
+__device__ __forceinline__ void dot_phase(int rows, int cols, int depth, A a, B b, Out out) {
+  const int lane = static_cast<int>(threadIdx.x) % S;
+  const unsigned group_mask =
+      S == 32 ? 0xffffffffu : ((1u << S) - 1u) << (static_cast<int>(threadIdx.x) % 32 / S * S);
+  const int64_t first = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / S;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x / S;
+  const int per_row = (cols + RB - 1) / RB;
+  const int64_t total = int64_t{rows} * per_row;
+  for (int64_t w = first; w < total; w += stride) {
+    const int r = static_cast<int>(w / per_row), c0 = static_cast<int>(w % per_row) * RB;
+    float acc[RB];
+#pragma unroll
+    for (int j = 0; j < RB; ++j) acc[j] = 0.0f;
+    // Unrolled so that four iterations' loads are in flight at once: a phase has few warps
+    // per SM, and each load waits on L2.
+#pragma unroll 4
+    for (int k = lane; k < depth; k += S) {
+      const float ak = a(r, k);
+#pragma unroll
+      for (int j = 0; j < RB; ++j) {
+        if (c0 + j < cols) acc[j] += ak * b(k, c0 + j);
+      }
+    }
+#pragma unroll
+    for (int offset = S / 2; offset > 0; offset /= 2) {
+#pragma unroll
+      for (int j = 0; j < RB; ++j) acc[j] += __shfl_xor_sync(group_mask, acc[j], offset);
+    }
+    if (lane == 0) {
+#pragma unroll
+      for (int j = 0; j < RB; ++j) {
+        if (c0 + j < cols) out(r, c0 + j, acc[j]);
+      }
+    }
+  }
+}
+
+// The lanes of a dot: more for a long one, so that a phase with few dots (the forward pass:
+// 32 x 128 of 784 terms) still keeps the grid's threads busy, each lane's loop short.
+template <int RB, typename A, typename B, typename Out>
+__device__ __forceinline__ void dot(int rows, int cols, int depth, A a, B b, Out out) {
+  if (depth >= 512) {
+    dot_phase<32, RB>(rows, cols, depth, a, b, out);
+  } else if (depth >= 128) {
+    dot_phase<16, RB>(rows, cols, depth, a, b, out);
+  } else if (depth >= 16) {
+    dot_phase<4, RB>(rows, cols, depth, a, b, out);
+  } else {
+    dot_phase<1, RB>(rows, cols, depth, a, b, out);
+  }
+}
+
+// Layer l's input row r: the batch's image for layer 0, else the layer below's output.
+__device__ __forceinline__ const float* input_row(const Args& a, const int32_t* rows, int l,
+                                                  int r) {
+  return l == 0 ? a.x + int64_t{rows[r]} * a.layer[0].inputs
+                : a.out[l - 1] + int64_t{r} * a.layer[l - 1].units;
+}
+// The gradient of layer l's output: a hidden layer's, or the head's dlogits.
+__device__ __forceinline__ const float* output_grad(const Args& a, int l) {
+  return l == a.layers - 1 ? a.dlogits : a.grad[l];
+}
+
+// z = in W + b, then ReLU and Dropout, into out[l].
+__device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_t step) {
+  const Layer& layer = a.layer[l];
+  const float* w = a.p + layer.offset;
+  float* out = a.out[l];
+  dot<4>(
+      a.batch, layer.units, layer.inputs,
+      [&](int r, int k) { return input_row(a, rows, l, r)[k]; },
+      [&](int k, int c) { return w[int64_t{k} * layer.units + c]; },
+      [&](int r, int c, float z) {
+        z += w[int64_t{layer.inputs} * layer.units + c];
+        float y = layer.relu ? fmaxf(z, 0.0f) : z;
+        if (layer.rate > 0.0f) {
+          const int64_t i = int64_t{r} * layer.units + c;
+          const bool keep =
+              dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
+          y = keep ? y * (1.0f / (1.0f - layer.rate)) : 0.0f;
+        }
+        out[int64_t{r} * layer.units + c] = y;
+      });
+}
+
+// A warp per row: logits, softmax cross-entropy, the row's loss and hit, dlogits = (p -
+// onehot) / batch, and the gradient of the layer below, (dlogits W^T) * mask.
+__device__ void head(const Args& a, const int32_t* rows, uint32_t step) {
+  const int h = a.layers - 1;
+  const Layer& layer = a.layer[h];
+  const int classes = layer.units;
+  const float* w = a.p + layer.offset;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warps = static_cast<int>(gridDim.x * blockDim.x / 32);
+  const float inv_batch = 1.0f / static_cast<float>(a.batch);
+  for (int r = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32); r < a.batch;
+       r += warps) {
+    const float* in = input_row(a, rows, h, r);
+    float acc[MAX_CLASSES];
+#pragma unroll
+    for (int c = 0; c < MAX_CLASSES; ++c) acc[c] = 0.0f;
+    for (int k = lane; k < layer.inputs; k += 32) {
+      const float xk = in[k];
+      const float* wk = w + int64_t{k} * classes;
+#pragma unroll
+      for (int c = 0; c < MAX_CLASSES; ++c) {
+        if (c < classes) acc[c] += xk * wk[c];
+      }
+    }
+    // Every lane ends with every logit.
+#pragma unroll
+    for (int c = 0; c < MAX_CLASSES; ++c) {
+      if (c < classes) {
+        for (int offset = 16; offset > 0; offset /= 2) {
+          acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], offset);
+        }
+        acc[c] += w[int64_t{layer.inputs} * classes + c];
+      }
+    }
+    float top = acc[0], mine = 0.0f;
+    int best = 0;
+#pragma unroll
+    for (int c = 1; c < MAX_CLASSES; ++c) {
+      if (c < classes && acc[c] > top) {  // strict: the first maximum, as count_correct
+        top = acc[c];
+        best = c;
+      }
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < MAX_CLASSES; ++c) {
+      if (c < classes) sum += expf(acc[c] - top);
+      if (c == lane) mine = acc[c];
+    }
+    const float lse = top + logf(sum);
+    const int32_t label = a.labels[rows[r]];
+    if (lane == 0) {
+      float picked = NAN;
+#pragma unroll
+      for (int c = 0; c < MAX_CLASSES; ++c) {
+        if (c == label && c < classes) picked = acc[c];
+      }
+      a.row_loss[r] = label >= 0 && label < classes ? lse - picked : NAN;
+      a.row_hit[r] = best == label ? 1.0f : 0.0f;
+    }
+    const float d = lane < classes
+                        ? inv_batch * (expf(mine - lse) - (lane == label ? 1.0f : 0.0f))
+                        : 0.0f;
+    if (lane < classes) a.dlogits[int64_t{r} * classes + lane] = d;
+    if (h == 0) continue;
+    const Layer& below = a.layer[h - 1];
+    for (int k = lane; k < layer.inputs; k += 32) {
+      const float* wk = w + int64_t{k} * classes;
+      float g = 0.0f;
+#pragma unroll
+      for (int c = 0; c < MAX_CLASSES; ++c) {
+        const float dc = __shfl_sync(0xffffffffu, d, c);
+        if (c < classes) g += dc * wk[c];
+      }
+      const int64_t i = int64_t{r} * layer.inputs + k;
+      a.grad[h - 1][i] = g * mask(below, a.out[h - 1], i, step);
+    }
+  }
+}
+
+// The gradient of layer l - 1's output, (g_l W_l^T) * mask, into grad[l - 1].
+__device__ void input_gradient(const Args& a, int l, uint32_t step) {
+  const Layer& layer = a.layer[l];
+  const Layer& below = a.layer[l - 1];
+  const float* w = a.p + layer.offset;
+  const float* g = a.grad[l];
+  dot<4>(
+      a.batch, layer.inputs, layer.units,
+      [&](int r, int c) { return g[int64_t{r} * layer.units + c]; },
+      [&](int c, int k) { return w[int64_t{k} * layer.units + c]; },
+      [&](int r, int k, float sum) {
+        const int64_t i = int64_t{r} * layer.inputs + k;
+        a.grad[l - 1][i] = sum * mask(below, a.out[l - 1], i, step);
+      });
+}
+
+// Adam on layer l: the gradient of its kernel is in^T g, of its bias the column sums of g
+// (the bias is the kernel's extra row, whose input is 1).
+__device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t) {
+  const Layer& layer = a.layer[l];
+  const float* g = output_grad(a, l);
+  const AdamConfig c = a.adam;
+  dot<4>(
+      layer.inputs + 1, layer.units, a.batch,
+      [&](int k, int r) { return k < layer.inputs ? input_row(a, rows, l, r)[k] : 1.0f; },
+      [&](int r, int u) { return g[int64_t{r} * layer.units + u]; },
+      [&](int k, int u, float grad) {
+        const int64_t i = layer.offset + int64_t{k} * layer.units + u;
+        const float m = c.beta1 * a.m[i] + (1.0f - c.beta1) * grad;
+        const float v = c.beta2 * a.v[i] + (1.0f - c.beta2) * grad * grad;
+        a.m[i] = m;
+        a.v[i] = v;
+        a.p[i] -= lr_t * m / (sqrtf(v) + c.epsilon);
+      });
+}
+
+__global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
+  cg::grid_group grid = cg::this_grid();
+  __shared__ float lr_t;
+  // Every block reads the counter before the first barrier; block 0 writes it after the last.
+  const int32_t first_step = *a.counter;
+  for (int64_t s = 0; s < a.steps; ++s) {
+    const int32_t* rows = a.order + s * a.batch;
+    const auto step = static_cast<uint32_t>(first_step + s);
+    if (threadIdx.x == 0) {  // Adam's step size for t = step + 1, in double (adam_step_size)
+      const double t = static_cast<double>(first_step + s) + 1.0;
+      lr_t = static_cast<float>(a.adam.learning_rate *
+                                sqrt(1.0 - pow(static_cast<double>(a.adam.beta2), t)) /
+                                (1.0 - pow(static_cast<double>(a.adam.beta1), t)));
+    }
+    __syncthreads();  // lr_t is set (the barriers below order the rest)
+
+    for (int l = 0; l + 1 < a.layers; ++l) {
+      forward_layer(a, rows, l, step);
+      grid.sync();  // layer l's output is complete before layer l + 1 (or the head) reads it
+    }
+    head(a, rows, step);
+    grid.sync();  // dlogits and the top hidden layer's gradient are complete
+    for (int l = a.layers - 2; l >= 1; --l) {
+      input_gradient(a, l, step);  // reads W_l: Adam on layer l waits for the next phase
+      adam_layer(a, rows, l + 1, lr_t);
+      grid.sync();
+    }
+    if (a.layers >= 2) adam_layer(a, rows, 1, lr_t);
+    adam_layer(a, rows, 0, lr_t);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {  // the sums, in row order
+      float loss = 0.0f, hits = 0.0f;
+      for (int r = 0; r < a.batch; ++r) {
+        loss += a.row_loss[r];
+        hits += a.row_hit[r];
+      }
+      *a.loss_sum += loss;
+      *a.correct += hits;
+    }
+    grid.sync();  // the weights are updated before the next step's forward pass reads them
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
+}
+
+// Blocks that can all be resident at once (a cooperative launch's condition): one per SM.
+int grid_blocks() {
+  static const int blocks = [] {
+    int per_sm = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_mlp_kernel, THREADS, 0));
+    return per_sm >= 1 ? multiprocessor_count() : 0;
+  }();
+  return blocks;
+}
+
+}  // namespace
+
+bool fused_mlp_supported() {
+  static const bool supported = [] {
+    int device = 0, cooperative = 0;
+    CHECK_CUDA(cudaGetDevice(&device));
+    CHECK_CUDA(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    return cooperative != 0 && grid_blocks() > 0;
+  }();
+  return supported;
+}
+
+void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor& v,
+                     const Tensor& x, const Tensor& labels, const Tensor& order, int64_t batch,
+                     int64_t steps, Tensor& step_counter, Tensor& workspace, Tensor& loss_sum,
+                     Tensor& correct) {
+  Args a{};
+  a.layers = static_cast<int>(plan.layers.size());
+  for (int l = 0; l < a.layers; ++l) {
+    const FusedMlpLayer& layer = plan.layers[static_cast<size_t>(l)];
+    a.layer[l] = {static_cast<int>(layer.inputs), static_cast<int>(layer.units), layer.offset,
+                  layer.relu, layer.dropout_rate, layer.dropout_seed};
+  }
+  a.adam = plan.adam;
+  a.p = params.data<float>();
+  a.m = m.data<float>();
+  a.v = v.data<float>();
+  a.x = x.data<float>();
+  a.labels = labels.data<int32_t>();
+  a.order = order.data<int32_t>();
+  a.batch = static_cast<int>(batch);
+  a.steps = steps;
+  a.counter = step_counter.data<int32_t>();
+  float* w = workspace.data<float>();  // carved as fused_mlp_workspace_floats counts it
+  for (int l = 0; l + 1 < a.layers; ++l) {
+    a.out[l] = w;
+    w += batch * plan.layers[static_cast<size_t>(l)].units;
+    a.grad[l] = w;
+    w += batch * plan.layers[static_cast<size_t>(l)].units;
+  }
+  a.dlogits = w;
+  w += batch * plan.layers.back().units;
+  a.row_loss = w;
+  a.row_hit = w + batch;
+  a.loss_sum = loss_sum.data<float>();
+  a.correct = correct.data<float>();
+
+  void* arguments[] = {&a};
+  CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fused_mlp_kernel),
+                                         dim3(static_cast<unsigned>(grid_blocks())), dim3(THREADS),
+                                         arguments, 0, stream()));
+  CHECK_LAUNCH();
+}
+
+}  // namespace engine::cuda

@@ -1,0 +1,66 @@
+// fit()'s fused path for MLPs: where the model and the run allow it, the training steps run
+// in the fused kernel (core/ops/fused_mlp.h: one launch for many steps) instead of one
+// kernel per op. docs/FUSED_MLP.md tells the lesson; this file decides and drives it.
+//
+// It applies to [Flatten] -> Dense (ReLU or none) [-> Dropout] ... -> Dense head (softmax or
+// none), at most FUSED_MLP_MAX_LAYERS Dense layers and FUSED_MLP_MAX_CLASSES classes, trained
+// with sparse categorical cross-entropy and Adam on data resident on the device. It is used
+// where it applies and nothing asks for the op-by-op path: not with --no-fused or --no-graph,
+// --tf32 (the kernel computes in FP32), --breakdown or a NaN check (which time or check each
+// op), callbacks (which may act after any step), data-parallel ranks, or a device that cannot
+// run it or keep the model's state in its L2 cache. Each refusal is one line, which the run
+// header prints where the model is an MLP.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/device.h"
+#include "core/ops/fused_mlp.h"
+#include "core/tensor.h"
+#include "nn/training.h"
+
+namespace engine::nn {
+
+class Sequential;
+struct FitRun;
+
+// What the device offers the kernel.
+struct FusedMlpLimits {
+  // The most bytes of parameters and Adam's two moments it takes on: 0 where it cannot run at
+  // all (the CPU, a GPU without cooperative launches), else the GPU's L2 cache, which keeps
+  // them close to the SMs from step to step (a larger model is faster op by op).
+  int64_t state_bytes = 0;
+  bool tf32 = false;  // TF32 matmuls asked for (--tf32)
+};
+FusedMlpLimits fused_mlp_limits(Device device);
+
+struct FusedMlpChoice {
+  bool mlp = false;   // the model and its loss and optimizer are what the kernel runs
+  bool use = false;   // ... and this run takes it
+  std::string why_not;  // where !use: one line
+  FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
+};
+// `resident_data`: the batches come from a data set on the device with an epoch order there
+// (BatchSource::epoch_order).
+FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
+                                bool resident_data, const FusedMlpLimits& limits);
+
+// The fused steps of one run, as fit() calls them: launch(s) runs steps s .. end - 1 of the
+// epoch in one call and returns end. A launch never mixes full and partial batches, and takes
+// one step at a time during the warm-up (the first two full steps: the kernel's first launch,
+// which fit's warm-up measures apart from the steady steps); otherwise up to
+// STEPS_PER_LAUNCH steps, so that a signal or the progress line waits at most that many.
+class FusedSteps {
+ public:
+  static constexpr int64_t STEPS_PER_LAUNCH = 256;
+  FusedSteps(FitRun& run, FusedMlpPlan plan);
+  int64_t launch(int64_t s);
+
+ private:
+  FitRun& run_;
+  FusedMlpPlan plan_;
+  Tensor workspace_;
+  int64_t full_steps_launched_ = 0;
+};
+
+}  // namespace engine::nn

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The fused MLP kernel (docs/FUSED_MLP.md) on a GPU machine: the build, its tests, the
+# sanitizers over it, and the staircase of the seed MLP (small and wide, Fashion-MNIST's
+# 60,000 images, batch 32): PyTorch eager and graphed, ours with every kernel launched from the
+# host (--no-graph), as one CUDA graph a step (--no-fused), fused; and our CPU. Seconds per
+# epoch, the median of epochs 2-4 (the first holds the warm-up), and that / 1,875 steps.
+# Usage: scripts/gpu/run_fused.sh OUT_DIR [DATA_DIR]   (logs packed into OUT_DIR/fused_logs.tgz)
+set -uo pipefail
+out=${1:?out dir}; data=${2:-.devdata}; [ -d "$data" ] || data=data
+data=$(cd "$data" && pwd)
+logs=$out/fused_logs; mkdir -p "$logs"
+pack() { tar czf "$out/fused_logs.tgz" -C "$out" fused_logs; }  # after each part: a timeout keeps the rest
+trap pack EXIT
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -B build-fused -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DENGINE_TEST_DATA_DIR="$data" \
+  -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn > "$logs/configure.log" 2>&1 ||
+  { tail -20 "$logs/configure.log"; exit 1; }
+timeout 400 cmake --build build-fused -j "$(nproc)" --target mnist_mlp test_fused_mlp test_gpu_fused_mlp \
+  test_gpu_backend test_gpu_parity > "$logs/build.log" 2>&1 ||
+  { grep -E "error" -A5 "$logs/build.log" | head -40; exit 1; }
+echo "build warnings: $(grep -c warning "$logs/build.log")"
+
+echo "== tests"
+for t in test_fused_mlp test_gpu_fused_mlp test_gpu_backend test_gpu_parity; do
+  timeout 300 "build-fused/tests/$t" > "$logs/$t.log" 2>&1
+  echo "$t: rc $? | $(grep -E "test cases" "$logs/$t.log")"
+done
+grep -h "worst" "$logs/test_gpu_fused_mlp.log"
+grep -B3 -A12 "ERROR\|FAILED\|failed!" "$logs/test_gpu_fused_mlp.log" | head -40
+# epoch_seconds JSON: the median of the epochs after the first.
+epoch_seconds() {
+  python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%.4f" % s.median([x["seconds"] for x in e[1:]]))' "$1" 2>/dev/null || echo "-"
+}
+run() {  # run NAME COMMAND...: four epochs, prints s/epoch and us/step
+  local name=$1; shift
+  timeout 300 "$@" --json "$logs/$name.json" > "$logs/$name.log" 2>&1
+  local rc=$? s; s=$(epoch_seconds "$logs/$name.json")
+  printf "%-28s %8s s/epoch %8s us/step%s\n" "$name" "$s" \
+    "$(python3 -c "print('%.1f' % (float('$s') / 1875 * 1e6))" 2>/dev/null || echo -)" \
+    "$([ "$rc" -eq 0 ] || echo " (rc $rc)")"
+}
+pack
+echo "== the staircase (Fashion-MNIST, batch 32, 1,875 steps an epoch)"
+common=(--dataset fashion --data-dir "$data" --epochs 4)
+py=(python3 scripts/pytorch/mnist_mlp.py --device cuda --dataset fashion --data-dir "$data" --epochs 4)
+for model in small wide; do
+  flag=(); [ "$model" = wide ] && flag=(--wide)
+  run "${model}_pytorch_eager" "${py[@]}" "${flag[@]}"
+  run "${model}_pytorch_graphed" "${py[@]}" "${flag[@]}" --graphed
+  run "${model}_ours_no_graph" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-graph
+  for round in 1 2; do
+    run "${model}_ours_graph_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-fused
+    run "${model}_ours_fused_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}"
+  done
+done
+run small_ours_cpu build-fused/apps/mnist_mlp --cpu --dataset fashion --data-dir "$data" --epochs 2
+grep -h "Training step\|Test accuracy" "$logs"/small_ours_fused_1.log "$logs"/wide_ours_fused_1.log \
+  "$logs"/small_ours_graph_1.log
+pack
+echo "== accuracy after 10 epochs, 3 seeds, fused and not (small model)"
+for seed in 1 2 3; do
+  for mode in fused graph; do
+    f=(); [ "$mode" = graph ] && f=(--no-fused)
+    timeout 120 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" --epochs 10 \
+      --seed "$seed" "${f[@]}" > "$logs/acc_${mode}_$seed.log" 2>&1
+    echo "seed $seed $mode: $(grep -h "Test accuracy" "$logs/acc_${mode}_$seed.log")"
+  done
+done
+pack
+echo "== sanitizers over the fused kernel (the parity table: 7 MLPs, 4 runs each)"
+for tool in memcheck racecheck synccheck initcheck; do
+  timeout 200 compute-sanitizer --tool "$tool" build-fused/tests/test_gpu_fused_mlp \
+    -tc="*CPU reference*" > "$logs/sanitizer_$tool.log" 2>&1
+  echo "$tool: rc $? | $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$logs/sanitizer_$tool.log" | tr '\n' ' ')"
+done

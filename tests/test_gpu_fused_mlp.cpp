@@ -1,0 +1,110 @@
+// The fused MLP kernel (kernels/fused_mlp.cu) on the GPU: against the op-by-op steps on the
+// GPU and against the CPU reference over the table of tests/fused_mlp_cases.h; the same bits
+// on every run; fit() taking it (History::fused) with the op-by-op path's epochs to float
+// rounding, a partial last batch included; and a checkpoint of a fused run resumed by a fused
+// run ending bit for bit where the straight run ends. Without a GPU: skipped (exit 77).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "fused_mlp_cases.h"
+#include "nn/checkpoint.h"
+
+using namespace engine;
+using namespace engine::test;
+
+namespace {
+const Device GPU = Device::cuda();
+
+bool fused_here() { return nn::fused_mlp_limits(GPU).state_bytes > 0; }
+}  // namespace
+
+TEST_CASE("the fused kernel trains as the op-by-op steps and the CPU reference do, the same bits every run") {
+  REQUIRE(fused_here());
+  for (const FusedCase& c : fused_cases()) {
+    CAPTURE(c.name);
+    const nn::Dataset gpu_data = fused_case_data(c, GPU), cpu_data = fused_case_data(c, Device::cpu());
+    const std::vector<int32_t> order = fused_case_order(c);
+    nn::Sequential ops = fused_case_model(c, GPU), fused = fused_case_model(c, GPU),
+                   again = fused_case_model(c, GPU), reference = fused_case_model(c, Device::cpu());
+    nn::RunningMetrics ops_m(GPU), fused_m(GPU), again_m(GPU), reference_m(Device::cpu());
+    train_op_by_op(ops, gpu_data, order, c, ops_m);
+    train_fused(fused, gpu_data, order, c, fused_m);
+    train_fused(again, gpu_data, order, c, again_m);
+    train_fused(reference, cpu_data, order, c, reference_m);
+    const std::vector<float> w = fused.parameters().values.to_vector();
+    const double vs_ops = worst_relative(w, ops.parameters().values.to_vector());
+    const double vs_cpu = worst_relative(w, reference.parameters().values.to_vector());
+    std::printf("%-36s worst |diff| / (1e-3 + |w|): vs GPU op by op %.2e, vs CPU reference %.2e\n",
+                c.name, vs_ops, vs_cpu);
+    CHECK(vs_ops < 1e-3);
+    CHECK(vs_cpu < 1e-3);
+    CHECK(w == again.parameters().values.to_vector());
+    CHECK(fused.step_counter().to_int_vector()[0] == c.steps);
+    CHECK(fused_m.loss() == doctest::Approx(ops_m.loss()).epsilon(1e-5));
+    CHECK(fused_m.accuracy(true) == doctest::Approx(ops_m.accuracy(true)));
+    CHECK(fused_m.loss() == again_m.loss());
+  }
+}
+
+namespace {
+// The seed's small model on 1,000 random 28 x 28 "images", batch 32: 31 full steps and a
+// partial one of 8 rows per epoch.
+const FusedCase FIT_CASE{"fit", 784, {128}, 10, 0.2f, 32, 1000, 0};
+
+nn::FitOptions fit_options(int epochs, bool fused, std::ostream& log) {
+  nn::FitOptions options;
+  options.epochs = epochs;
+  options.batch_size = FIT_CASE.batch;
+  options.seed = 12;
+  options.fused = fused;
+  options.out = &log;
+  return options;
+}
+}  // namespace
+
+TEST_CASE("fit takes the fused kernel for an MLP and reports the epochs the op-by-op path does") {
+  REQUIRE(fused_here());
+  const nn::Dataset data = fused_case_data(FIT_CASE, GPU);
+  std::ostringstream log;
+  nn::Sequential fused = fused_case_model(FIT_CASE, GPU), ops = fused_case_model(FIT_CASE, GPU);
+  const nn::History f = fused.fit(data, fit_options(3, true, log));
+  const nn::History o = ops.fit(data, fit_options(3, false, log));
+  CHECK(f.fused);
+  CHECK_FALSE(o.fused);
+  CHECK(o.fused_why_not == "--no-fused");
+  REQUIRE(f.epochs.size() == 3);
+  for (size_t e = 0; e < 3; ++e) {
+    CAPTURE(e);
+    CHECK(f.epochs[e].steps == 32);
+    CHECK(f.epochs[e].loss == doctest::Approx(o.epochs[e].loss).epsilon(1e-4));
+    CHECK(f.epochs[e].accuracy == doctest::Approx(o.epochs[e].accuracy).epsilon(1e-2));
+  }
+  CHECK(worst_relative(fused.parameters().values.to_vector(), ops.parameters().values.to_vector()) < 2e-2);
+  CHECK(fused.step_counter().to_int_vector() == ops.step_counter().to_int_vector());
+}
+
+TEST_CASE("a fused run's checkpoint, resumed fused, ends where the straight run ends, bit for bit") {
+  REQUIRE(fused_here());
+  const nn::Dataset data = fused_case_data(FIT_CASE, GPU);
+  std::ostringstream log;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "test_gpu_fused_mlp.ckpt").string();
+  nn::Sequential straight = fused_case_model(FIT_CASE, GPU);
+  straight.fit(data, fit_options(2, true, log));
+
+  nn::Sequential first = fused_case_model(FIT_CASE, GPU);
+  nn::FitOptions one = fit_options(1, true, log);
+  one.checkpoint_path = path;
+  one.checkpoint_every = 1;
+  CHECK(first.fit(data, one).checkpoint_saved);
+  nn::Sequential second = fused_case_model(FIT_CASE, GPU);
+  const nn::TrainingState state = nn::load_checkpoint(second, path);
+  nn::FitOptions resuming = fit_options(2, true, log);
+  resuming.resume = &state;
+  CHECK(second.fit(data, resuming).fused);
+  CHECK(second.parameters().values.to_vector() == straight.parameters().values.to_vector());
+  std::filesystem::remove(path);
+}
