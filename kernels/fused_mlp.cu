@@ -28,7 +28,12 @@
 // below, with no barrier in between.
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "core/ops/fused_mlp.h"
 #include "core/rng.h"
@@ -66,7 +71,17 @@ struct Args {
   float* grad[MAX_HIDDEN];  // their gradients
   float *dlogits, *row_loss, *row_hit;
   float *loss_sum, *correct;
+  // ENGINE_FUSED_MLP_PHASES (see fused_mlp_steps): where block 0 writes the GPU's clock (ns)
+  // at each phase's start and end, CLOCK_MARKS per step for the first CLOCK_STEPS steps.
+  unsigned long long* clock;
 };
+constexpr int CLOCK_MARKS = 16, CLOCK_STEPS = 64;
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 // d(out)/d(z) of a hidden layer at element i of its (batch, units) output, as the CPU
 // reference computes it: Dropout's keep * scale (the mask recomputed from its counter), times
@@ -234,14 +249,17 @@ __device__ void head(const Args& a, const int32_t* rows, uint32_t step) {
                         : 0.0f;
     if (lane < classes) a.dlogits[int64_t{r} * classes + lane] = d;
     if (h == 0) continue;
+    // Every lane takes every class's dlogit now, with the whole warp: in the loop below the
+    // lanes leave at different k where 32 does not divide the inputs.
+#pragma unroll
+    for (int c = 0; c < MAX_CLASSES; ++c) acc[c] = __shfl_sync(0xffffffffu, d, c);
     const Layer& below = a.layer[h - 1];
     for (int k = lane; k < layer.inputs; k += 32) {
       const float* wk = w + int64_t{k} * classes;
       float g = 0.0f;
 #pragma unroll
       for (int c = 0; c < MAX_CLASSES; ++c) {
-        const float dc = __shfl_sync(0xffffffffu, d, c);
-        if (c < classes) g += dc * wk[c];
+        if (c < classes) g += acc[c] * wk[c];
       }
       const int64_t i = int64_t{r} * layer.inputs + k;
       a.grad[h - 1][i] = g * mask(below, a.out[h - 1], i, step);
@@ -300,17 +318,32 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
                                 (1.0 - pow(static_cast<double>(a.adam.beta1), t)));
     }
     __syncthreads();  // lr_t is set (the barriers below order the rest)
+    // Block 0's clock: mark 2i when its part of phase i is done, 2i + 1 when the barrier
+    // after it lets it go (so 2i + 1 - 2i is its wait for the slowest block).
+    int marks = 0;
+    const auto mark = [&] {
+      if (a.clock != nullptr && blockIdx.x == 0 && threadIdx.x == 0 && s < CLOCK_STEPS) {
+        a.clock[s * CLOCK_MARKS + marks] = global_ns();
+      }
+      ++marks;
+    };
+    const auto barrier = [&] {
+      mark();
+      grid.sync();
+      mark();
+    };
+    mark();
 
     for (int l = 0; l + 1 < a.layers; ++l) {
       forward_layer(a, rows, l, step);
-      grid.sync();  // layer l's output is complete before layer l + 1 (or the head) reads it
+      barrier();  // layer l's output is complete before layer l + 1 (or the head) reads it
     }
     head(a, rows, step);
-    grid.sync();  // dlogits and the top hidden layer's gradient are complete
+    barrier();  // dlogits and the top hidden layer's gradient are complete
     for (int l = a.layers - 2; l >= 1; --l) {
       input_gradient(a, l, step);  // reads W_l: Adam on layer l waits for the next phase
       adam_layer(a, rows, l + 1, lr_t);
-      grid.sync();
+      barrier();
     }
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t);
     adam_layer(a, rows, 0, lr_t);
@@ -323,7 +356,7 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
       *a.loss_sum += loss;
       *a.correct += hits;
     }
-    grid.sync();  // the weights are updated before the next step's forward pass reads them
+    barrier();  // the weights are updated before the next step's forward pass reads them
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
 }
@@ -336,6 +369,34 @@ int grid_blocks() {
     return per_sm >= 1 ? multiprocessor_count() : 0;
   }();
   return blocks;
+}
+
+// Block 0's mean time per phase over the clocked steps after the first: its own work, then
+// its wait at the barrier.
+void print_phases(const Args& a, std::vector<unsigned long long>& clock, int64_t steps) {
+  CHECK_CUDA(cudaMemcpyAsync(clock.data(), a.clock, clock.size() * sizeof(unsigned long long),
+                             cudaMemcpyDeviceToHost, stream()));
+  CHECK_CUDA(cudaStreamSynchronize(stream()));
+  std::vector<std::string> names;
+  for (int l = 0; l + 1 < a.layers; ++l) names.push_back("forward " + std::to_string(l));
+  names.push_back("head");
+  for (int l = a.layers - 2; l >= 1; --l) names.push_back("backward " + std::to_string(l));
+  names.push_back("adam");
+  std::fprintf(stderr, "fused_mlp phases, block 0, mean of %lld steps (us): ",
+               static_cast<long long>(steps - 1));
+  double total = 0.0;
+  for (size_t p = 0; p < names.size(); ++p) {
+    double work = 0.0, wait = 0.0;
+    for (int64_t s = 1; s < steps; ++s) {
+      const unsigned long long* m = clock.data() + s * CLOCK_MARKS;
+      work += static_cast<double>(m[2 * p + 1] - m[2 * p]);
+      wait += static_cast<double>(m[2 * p + 2] - m[2 * p + 1]);
+    }
+    const double n = static_cast<double>(steps - 1) * 1e3;
+    std::fprintf(stderr, "%s %.2f + barrier %.2f; ", names[p].c_str(), work / n, wait / n);
+    total += (work + wait) / n;
+  }
+  std::fprintf(stderr, "step %.2f\n", total);
 }
 
 }  // namespace
@@ -385,11 +446,20 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
+  // ENGINE_FUSED_MLP_PHASES=1: where the steps' time goes, printed to stderr after the call
+  // (a diagnostic for docs/FUSED_MLP.md; it waits for the device).
+  static const bool phases = std::getenv("ENGINE_FUSED_MLP_PHASES") != nullptr;
+  const int64_t clocked = phases ? std::min<int64_t>(steps, CLOCK_STEPS) : 0;
+  std::vector<unsigned long long> clock(static_cast<size_t>(clocked * CLOCK_MARKS));
+  if (clocked > 0) CHECK_CUDA(cudaMalloc(&a.clock, clock.size() * sizeof(unsigned long long)));
+
   void* arguments[] = {&a};
   CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fused_mlp_kernel),
                                          dim3(static_cast<unsigned>(grid_blocks())), dim3(THREADS),
                                          arguments, 0, stream()));
   CHECK_LAUNCH();
+  if (clocked > 1) print_phases(a, clock, clocked);
+  if (clocked > 0) CHECK_CUDA(cudaFree(a.clock));
 }
 
 }  // namespace engine::cuda

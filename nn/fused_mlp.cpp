@@ -84,7 +84,7 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
   choice.mlp = true;
   const int64_t state = 3 * model.parameter_count() * int64_t{sizeof(float)};
   const auto why_not = [&]() -> std::string {
-    if (!options.fused) return "--no-fused";
+    if (!options.fused) return "not asked for (--fused)";
     if (!options.use_graph) return "--no-graph launches every kernel from the host";
     if (limits.state_bytes == 0) return "this device cannot run it (it needs a GPU with cooperative launches)";
     if (limits.tf32) return "--tf32: the fused kernel computes in FP32 only";

@@ -5,7 +5,8 @@
 // It applies to [Flatten] -> Dense (ReLU or none) [-> Dropout] ... -> Dense head (softmax or
 // none), at most FUSED_MLP_MAX_LAYERS Dense layers and FUSED_MLP_MAX_CLASSES classes, trained
 // with sparse categorical cross-entropy and Adam on data resident on the device. It is used
-// where it applies and nothing asks for the op-by-op path: not with --no-fused or --no-graph,
+// where it is asked for (FitOptions::fused, --fused), applies, and nothing needs the op-by-op
+// path: not with --no-graph,
 // --tf32 (the kernel computes in FP32), --breakdown or a NaN check (which time or check each
 // op), callbacks (which may act after any step), data-parallel ranks, or a device that cannot
 // run it or keep the model's state in its L2 cache. Each refusal is one line, which the run

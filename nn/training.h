@@ -108,8 +108,9 @@ struct FitOptions {
   // (where the device can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
   // An MLP's steps in the fused kernel, many steps a launch, where the model and the run allow
-  // it (nn/fused_mlp.h says when); false: op by op (replayed as a graph with use_graph).
-  bool fused = true;
+  // it (nn/fused_mlp.h says when); false: op by op (replayed as a graph with use_graph). Off by
+  // default while the fused kernel is slower than the graph (docs/FUSED_MLP.md).
+  bool fused = false;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`
   // epochs and after the last (0: none of those), and one when `stop_signal` asks it to stop.

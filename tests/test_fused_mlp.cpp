@@ -42,7 +42,8 @@ nn::FusedMlpChoice choice_for(nn::Sequential& model, const nn::FitOptions& optio
 
 TEST_CASE("the fused kernel is taken where the model and the run allow it, else one line says why") {
   nn::Sequential mlp = toy_model();  // Flatten -> Dense(16, relu) -> Dropout -> Dense(2, softmax)
-  const nn::FitOptions plain;
+  nn::FitOptions plain;
+  plain.fused = true;
   const nn::FusedMlpChoice yes = choice_for(mlp, plain);
   CHECK(yes.mlp);
   CHECK(yes.use);
@@ -57,14 +58,15 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
     nn::FusedMlpLimits limits;
     bool resident;
   };
-  nn::FitOptions no_fused, no_graph, breakdown, nan_check, callbacks;
+  nn::FitOptions no_fused = plain, no_graph = plain, breakdown = plain, nan_check = plain,
+                 callbacks = plain;
   no_fused.fused = false;
   no_graph.use_graph = false;
   breakdown.breakdown = true;
   nan_check.check_numerics = true;
   callbacks.callbacks.push_back(std::make_shared<nn::Callback>());
   const Refusal refusals[] = {
-      {"--no-fused", no_fused, {LARGE_L2, false}, true},
+      {"not asked for (--fused)", no_fused, {LARGE_L2, false}, true},
       {"--no-graph launches every kernel from the host", no_graph, {LARGE_L2, false}, true},
       {"this device cannot run it (it needs a GPU with cooperative launches)", plain, {0, false}, true},
       {"--tf32: the fused kernel computes in FP32 only", plain, {LARGE_L2, true}, true},

@@ -197,10 +197,10 @@ void add_no_graph_flag(CLI::App& app, bool& no_graph) {
                "recorded CUDA graph per step (to see what the graph saves)");
 }
 
-void add_no_fused_flag(CLI::App& app, bool& no_fused) {
-  app.add_flag("--no-fused", no_fused,
-               "GPU: run the MLP's steps op by op (one CUDA graph replay a step) instead of in "
-               "the fused kernel, many steps a launch (to see what fusing saves)");
+void add_fused_flag(CLI::App& app, bool& fused) {
+  app.add_flag("--fused", fused,
+               "GPU: run the MLP's steps in the fused kernel, many steps a launch, instead of op "
+               "by op (one CUDA graph replay a step); docs/FUSED_MLP.md");
 }
 
 Device start_training(CommonOptions& options) {
@@ -253,8 +253,8 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   return fit;
 }
 
-// The run header's word on the fused MLP kernel (nn/fused_mlp.h), where the model is an MLP
-// it runs: that the steps run in it, or why not.
+// The run header's word on the fused MLP kernel (nn/fused_mlp.h), where --fused asked for it:
+// that the steps run in it, or why not.
 void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
                         const nn::BatchSource& train, Device device) {
   if (device.is_cpu()) return;
@@ -262,9 +262,9 @@ void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
       model, fit, train.epoch_order() != nullptr, nn::fused_mlp_limits(device));
   if (choice.use) {
     std::printf("Training step: the fused MLP kernel, up to %lld steps a launch "
-                "(docs/FUSED_MLP.md; --no-fused: op by op)\n",
+                "(docs/FUSED_MLP.md)\n",
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
-  } else if (choice.mlp) {
+  } else if (choice.mlp && fit.fused) {
     std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());
   }
 }

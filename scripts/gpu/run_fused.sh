@@ -2,11 +2,15 @@
 # The fused MLP kernel (docs/FUSED_MLP.md) on a GPU machine: the build, its tests, the
 # sanitizers over it, and the staircase of the seed MLP (small and wide, Fashion-MNIST's
 # 60,000 images, batch 32): PyTorch eager and graphed, ours with every kernel launched from the
-# host (--no-graph), as one CUDA graph a step (--no-fused), fused; and our CPU. Seconds per
-# epoch, the median of epochs 2-4 (the first holds the warm-up), and that / 1,875 steps.
-# Usage: scripts/gpu/run_fused.sh OUT_DIR [DATA_DIR]   (logs packed into OUT_DIR/fused_logs.tgz)
+# host (--no-graph), as one CUDA graph a step, fused (--fused, its phases timed once with
+# ENGINE_FUSED_MLP_PHASES); and our CPU. Seconds per epoch, the median of epochs 2-4 (the first
+# holds the warm-up), and that / 1,875 steps.
+# Usage: scripts/gpu/run_fused.sh OUT_DIR [DATA_DIR [PARTS]]   (logs: OUT_DIR/fused_logs.tgz)
+#   PARTS: any of "tests staircase pytorch accuracy sanitizers" (default: all of them)
 set -uo pipefail
 out=${1:?out dir}; data=${2:-.devdata}; [ -d "$data" ] || data=data
+parts=" ${3:-tests staircase pytorch accuracy sanitizers} "
+want() { [[ $parts == *" $1 "* ]]; }
 data=$(cd "$data" && pwd)
 logs=$out/fused_logs; mkdir -p "$logs"
 pack() { tar czf "$out/fused_logs.tgz" -C "$out" fused_logs; }  # after each part: a timeout keeps the rest
@@ -21,6 +25,7 @@ timeout 400 cmake --build build-fused -j "$(nproc)" --target mnist_mlp test_fuse
   { grep -E "error" -A5 "$logs/build.log" | head -40; exit 1; }
 echo "build warnings: $(grep -c warning "$logs/build.log")"
 
+if want tests; then
 echo "== tests"
 for t in test_fused_mlp test_gpu_fused_mlp test_gpu_backend test_gpu_parity; do
   timeout 300 "build-fused/tests/$t" > "$logs/$t.log" 2>&1
@@ -28,6 +33,7 @@ for t in test_fused_mlp test_gpu_fused_mlp test_gpu_backend test_gpu_parity; do
 done
 grep -h "worst" "$logs/test_gpu_fused_mlp.log"
 grep -B3 -A12 "ERROR\|FAILED\|failed!" "$logs/test_gpu_fused_mlp.log" | head -40
+fi
 # epoch_seconds JSON: the median of the epochs after the first.
 epoch_seconds() {
   python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%.4f" % s.median([x["seconds"] for x in e[1:]]))' "$1" 2>/dev/null || echo "-"
@@ -41,36 +47,47 @@ run() {  # run NAME COMMAND...: four epochs, prints s/epoch and us/step
     "$([ "$rc" -eq 0 ] || echo " (rc $rc)")"
 }
 pack
+if want staircase; then
 echo "== the staircase (Fashion-MNIST, batch 32, 1,875 steps an epoch)"
 common=(--dataset fashion --data-dir "$data" --epochs 4)
 py=(python3 scripts/pytorch/mnist_mlp.py --device cuda --dataset fashion --data-dir "$data" --epochs 4)
 for model in small wide; do
   flag=(); [ "$model" = wide ] && flag=(--wide)
-  run "${model}_pytorch_eager" "${py[@]}" "${flag[@]}"
-  run "${model}_pytorch_graphed" "${py[@]}" "${flag[@]}" --graphed
-  run "${model}_ours_no_graph" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-graph
+  if want pytorch; then
+    run "${model}_pytorch_eager" "${py[@]}" "${flag[@]}"
+    run "${model}_pytorch_graphed" "${py[@]}" "${flag[@]}" --graphed
+    run "${model}_ours_no_graph" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-graph
+  fi
   for round in 1 2; do
-    run "${model}_ours_graph_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-fused
-    run "${model}_ours_fused_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}"
+    run "${model}_ours_graph_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}"
+    run "${model}_ours_fused_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused
   done
+  # Where a fused step's time goes: block 0's clock per phase (kernels/fused_mlp.cu).
+  ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused \
+    --epochs 1 > "$logs/${model}_phases.log" 2>&1
+  grep -m 3 "fused_mlp phases" "$logs/${model}_phases.log" | tail -1
 done
 run small_ours_cpu build-fused/apps/mnist_mlp --cpu --dataset fashion --data-dir "$data" --epochs 2
 grep -h "Training step\|Test accuracy" "$logs"/small_ours_fused_1.log "$logs"/wide_ours_fused_1.log \
   "$logs"/small_ours_graph_1.log
+fi
 pack
+if want accuracy; then
 echo "== accuracy after 10 epochs, 3 seeds, fused and not (small model)"
 for seed in 1 2 3; do
   for mode in fused graph; do
-    f=(); [ "$mode" = graph ] && f=(--no-fused)
+    f=(); [ "$mode" = fused ] && f=(--fused)
     timeout 120 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" --epochs 10 \
       --seed "$seed" "${f[@]}" > "$logs/acc_${mode}_$seed.log" 2>&1
     echo "seed $seed $mode: $(grep -h "Test accuracy" "$logs/acc_${mode}_$seed.log")"
   done
 done
+fi
 pack
+want sanitizers || exit 0
 echo "== sanitizers over the fused kernel (the parity table: 7 MLPs, 4 runs each)"
-for tool in memcheck racecheck synccheck initcheck; do
-  timeout 200 compute-sanitizer --tool "$tool" build-fused/tests/test_gpu_fused_mlp \
+for tool in memcheck racecheck synccheck; do
+  timeout 120 compute-sanitizer --tool "$tool" build-fused/tests/test_gpu_fused_mlp \
     -tc="*CPU reference*" > "$logs/sanitizer_$tool.log" 2>&1
   echo "$tool: rc $? | $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$logs/sanitizer_$tool.log" | tr '\n' ' ')"
 done
