@@ -22,11 +22,11 @@
 // 32 rows of W), so a step takes 53 us, more than the CUDA graph's 46; the wide model 297 us.
 //
 // Work split: every phase but the head is a set of dot products, out(r, c) = sum_k a(r, k)
-// b(k, c), spread over the whole grid (dot_phase): a group of S lanes shares one dot (lanes
-// stride k, then add with shuffles) and computes RB neighbouring columns of one row at once,
-// reusing each a(r, k) RB times. The head is a warp per row: the classes' logits (one lane's
-// partial sums per class, then shuffles), softmax cross-entropy and the gradient of the layer
-// below, with no barrier in between.
+// b(k, c), spread over the whole grid (dot): a warp takes one row and 32 neighbouring columns,
+// a lane each, so its loads of b are whole 128-byte lines; where the tiles are few and long (the
+// forward pass), up to 16 warps of a block share a tile's depth and add their parts in shared
+// memory. The head is a block per row: the logits, softmax cross-entropy and the gradient of
+// the layer below, with no barrier in between.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -47,7 +47,6 @@ namespace cg = cooperative_groups;
 
 constexpr int THREADS = 512;  // one block per SM: 16 warps
 constexpr int MAX_HIDDEN = static_cast<int>(FUSED_MLP_MAX_LAYERS) - 1;
-constexpr int MAX_CLASSES = static_cast<int>(FUSED_MLP_MAX_CLASSES);
 
 struct Layer {
   int inputs, units;
@@ -97,58 +96,53 @@ __device__ __forceinline__ float mask(const Layer& layer, const float* out, int6
   return d;
 }
 
-// out(r, c) = sum_k a(r, k) b(k, c) for rows x cols outputs over the whole grid: groups of S
-// lanes (S divides 32), each taking RB consecutive columns of one row per round.
-template <int S, int RB, typename A, typename B, typename Out>
-__device__ __forceinline__ void dot_phase(int rows, int cols, int depth, A a, B b, Out out) {
-  const int lane = static_cast<int>(threadIdx.x) % S;
-  const unsigned group_mask =
-      S == 32 ? 0xffffffffu : ((1u << S) - 1u) << (static_cast<int>(threadIdx.x) % 32 / S * S);
-  const int64_t first = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / S;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x / S;
-  const int per_row = (cols + RB - 1) / RB;
-  const int64_t total = int64_t{rows} * per_row;
-  for (int64_t w = first; w < total; w += stride) {
-    const int r = static_cast<int>(w / per_row), c0 = static_cast<int>(w % per_row) * RB;
-    float acc[RB];
-#pragma unroll
-    for (int j = 0; j < RB; ++j) acc[j] = 0.0f;
-    // Unrolled so that four iterations' loads are in flight at once: a phase has few warps
-    // per SM, and each load waits on L2.
-#pragma unroll 4
-    for (int k = lane; k < depth; k += S) {
-      const float ak = a(r, k);
-#pragma unroll
-      for (int j = 0; j < RB; ++j) {
-        if (c0 + j < cols) acc[j] += ak * b(k, c0 + j);
-      }
-    }
-#pragma unroll
-    for (int offset = S / 2; offset > 0; offset /= 2) {
-#pragma unroll
-      for (int j = 0; j < RB; ++j) acc[j] += __shfl_xor_sync(group_mask, acc[j], offset);
-    }
-    if (lane == 0) {
-#pragma unroll
-      for (int j = 0; j < RB; ++j) {
-        if (c0 + j < cols) out(r, c0 + j, acc[j]);
-      }
-    }
-  }
-}
+constexpr int WARPS = THREADS / 32;
 
-// The lanes of a dot: more for a long one, so that a phase with few dots (the forward pass:
-// 32 x 128 of 784 terms) still keeps the grid's threads busy, each lane's loop short.
-template <int RB, typename A, typename B, typename Out>
-__device__ __forceinline__ void dot(int rows, int cols, int depth, A a, B b, Out out) {
-  if (depth >= 512) {
-    dot_phase<32, RB>(rows, cols, depth, a, b, out);
-  } else if (depth >= 128) {
-    dot_phase<16, RB>(rows, cols, depth, a, b, out);
-  } else if (depth >= 16) {
-    dot_phase<4, RB>(rows, cols, depth, a, b, out);
-  } else {
-    dot_phase<1, RB>(rows, cols, depth, a, b, out);
+// out(r, c) = sum_k a(r, k) b(k, c) for rows x cols outputs, over the whole grid. A tile is
+// one row r and 32 columns, a lane per column, so a warp reads b along its rows (32 neighbouring
+// floats: one 128-byte line per load) and a(r, k) as one broadcast. A tile's depth is cut
+// among `split` warps of one block (a power of two, up to 16), so that the few tiles of a
+// long dot (the forward pass: 32 rows x 4 tiles of 784 terms) still keep every warp of the
+// grid busy, each with a short loop; their partial sums meet in shared memory, added in warp
+// order (the same bits every run). Called by every thread of every block (it has
+// __syncthreads); `partial` is the block's WARPS x 32 floats of shared memory.
+template <typename A, typename B, typename Out>
+__device__ __forceinline__ void dot(int rows, int cols, int depth, A a, B b, Out out,
+                                    float* partial) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int col_tiles = (cols + 31) / 32;
+  const int tiles = rows * col_tiles;
+  // As many warps per tile as fill the grid once, no more than a slice of 16 terms each.
+  int split = 1;
+  while (split < WARPS && tiles * split * 2 <= static_cast<int>(gridDim.x) * WARPS &&
+         depth >= 32 * split) {
+    split *= 2;
+  }
+  const int per_block = WARPS / split;  // tiles a block takes at once
+  const int tile_in_block = warp / split, part = warp % split;
+  const int slice = (depth + split - 1) / split;
+  for (int base = static_cast<int>(blockIdx.x) * per_block; base < tiles;
+       base += static_cast<int>(gridDim.x) * per_block) {
+    const int t = base + tile_in_block;
+    const int r = t / col_tiles, c = t % col_tiles * 32 + lane;
+    float acc = 0.0f;
+    if (t < tiles && c < cols) {
+      const int k_end = min(depth, (part + 1) * slice);
+#pragma unroll 8
+      for (int k = part * slice; k < k_end; ++k) acc += a(r, k) * b(k, c);
+    }
+    if (split == 1) {
+      if (t < tiles && c < cols) out(r, c, acc);
+      continue;  // block-uniform: split is the same for every thread
+    }
+    partial[warp * 32 + lane] = acc;
+    __syncthreads();  // every part of the block's tiles is in
+    if (part == 0 && t < tiles && c < cols) {
+      float sum = 0.0f;
+      for (int w = warp; w < warp + split; ++w) sum += partial[w * 32 + lane];
+      out(r, c, sum);
+    }
+    __syncthreads();  // the partials are read before the next round overwrites them
   }
 }
 
@@ -164,11 +158,12 @@ __device__ __forceinline__ const float* output_grad(const Args& a, int l) {
 }
 
 // z = in W + b, then ReLU and Dropout, into out[l].
-__device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_t step) {
+__device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_t step,
+                              float* partial) {
   const Layer& layer = a.layer[l];
   const float* w = a.p + layer.offset;
   float* out = a.out[l];
-  dot<4>(
+  dot(
       a.batch, layer.units, layer.inputs,
       [&](int r, int k) { return input_row(a, rows, l, r)[k]; },
       [&](int k, int c) { return w[int64_t{k} * layer.units + c]; },
@@ -182,115 +177,103 @@ __device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_
           y = keep ? y * (1.0f / (1.0f - layer.rate)) : 0.0f;
         }
         out[int64_t{r} * layer.units + c] = y;
-      });
+      },
+      partial);
 }
 
-// A warp per row: logits, softmax cross-entropy, the row's loss and hit, dlogits = (p -
-// onehot) / batch, and the gradient of the layer below, (dlogits W^T) * mask.
-__device__ void head(const Args& a, const int32_t* rows, uint32_t step) {
+// A block per row: the logits are a dot of one tile (a lane per class) whose depth the
+// block's warps share; then warp 0 does softmax cross-entropy, the row's loss and hit, and
+// dlogits = (p - onehot) / batch; then every thread takes inputs of the gradient of the layer
+// below, (dlogits W^T) * mask.
+__device__ void head(const Args& a, const int32_t* rows, uint32_t step, float* partial) {
   const int h = a.layers - 1;
   const Layer& layer = a.layer[h];
   const int classes = layer.units;
   const float* w = a.p + layer.offset;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int warps = static_cast<int>(gridDim.x * blockDim.x / 32);
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const float inv_batch = 1.0f / static_cast<float>(a.batch);
-  for (int r = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32); r < a.batch;
-       r += warps) {
+  const int slice = (layer.inputs + WARPS - 1) / WARPS;
+  for (int r = static_cast<int>(blockIdx.x); r < a.batch; r += static_cast<int>(gridDim.x)) {
     const float* in = input_row(a, rows, h, r);
-    float acc[MAX_CLASSES];
-#pragma unroll
-    for (int c = 0; c < MAX_CLASSES; ++c) acc[c] = 0.0f;
-    for (int k = lane; k < layer.inputs; k += 32) {
-      const float xk = in[k];
-      const float* wk = w + int64_t{k} * classes;
-#pragma unroll
-      for (int c = 0; c < MAX_CLASSES; ++c) {
-        if (c < classes) acc[c] += xk * wk[c];
-      }
+    float acc = 0.0f;
+    if (lane < classes) {
+      const int k_end = min(layer.inputs, (warp + 1) * slice);
+#pragma unroll 8
+      for (int k = warp * slice; k < k_end; ++k) acc += in[k] * w[int64_t{k} * classes + lane];
     }
-    // Every lane ends with every logit.
-#pragma unroll
-    for (int c = 0; c < MAX_CLASSES; ++c) {
-      if (c < classes) {
-        for (int offset = 16; offset > 0; offset /= 2) {
-          acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], offset);
+    partial[warp * 32 + lane] = acc;
+    __syncthreads();  // every warp's part of the logits is in
+    if (warp == 0) {
+      float z = 0.0f;
+      for (int part = 0; part < WARPS; ++part) z += partial[part * 32 + lane];
+      if (lane < classes) z += w[int64_t{layer.inputs} * classes + lane];
+      // The first maximum (the larger logit wins, a tie the lower class, as count_correct).
+      float top = lane < classes ? z : -INFINITY;
+      int best = lane;
+      for (int offset = 16; offset > 0; offset /= 2) {
+        const float other = __shfl_xor_sync(0xffffffffu, top, offset);
+        const int other_best = __shfl_xor_sync(0xffffffffu, best, offset);
+        if (other > top || (other == top && other_best < best)) {
+          top = other;
+          best = other_best;
         }
-        acc[c] += w[int64_t{layer.inputs} * classes + c];
+      }
+      float sum = lane < classes ? expf(z - top) : 0.0f;
+      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      const float lse = top + logf(sum);
+      const int32_t label = a.labels[rows[r]];
+      const bool valid = label >= 0 && label < classes;
+      const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0);
+      if (lane == 0) {
+        a.row_loss[r] = valid ? lse - picked : NAN;
+        a.row_hit[r] = best == label ? 1.0f : 0.0f;
+      }
+      const float d = lane < classes
+                          ? inv_batch * (expf(z - lse) - (lane == label ? 1.0f : 0.0f))
+                          : 0.0f;
+      if (lane < classes) a.dlogits[int64_t{r} * classes + lane] = d;
+      partial[lane] = d;  // this lane's own slot, read above by this lane only
+    }
+    __syncthreads();  // the row's dlogits are in partial[0 .. classes)
+    if (h > 0) {
+      const Layer& below = a.layer[h - 1];
+      for (int k = static_cast<int>(threadIdx.x); k < layer.inputs; k += THREADS) {
+        const float* wk = w + int64_t{k} * classes;
+        float g = 0.0f;
+        for (int c = 0; c < classes; ++c) g += partial[c] * wk[c];
+        const int64_t i = int64_t{r} * layer.inputs + k;
+        a.grad[h - 1][i] = g * mask(below, a.out[h - 1], i, step);
       }
     }
-    float top = acc[0], mine = 0.0f;
-    int best = 0;
-#pragma unroll
-    for (int c = 1; c < MAX_CLASSES; ++c) {
-      if (c < classes && acc[c] > top) {  // strict: the first maximum, as count_correct
-        top = acc[c];
-        best = c;
-      }
-    }
-    float sum = 0.0f;
-#pragma unroll
-    for (int c = 0; c < MAX_CLASSES; ++c) {
-      if (c < classes) sum += expf(acc[c] - top);
-      if (c == lane) mine = acc[c];
-    }
-    const float lse = top + logf(sum);
-    const int32_t label = a.labels[rows[r]];
-    if (lane == 0) {
-      float picked = NAN;
-#pragma unroll
-      for (int c = 0; c < MAX_CLASSES; ++c) {
-        if (c == label && c < classes) picked = acc[c];
-      }
-      a.row_loss[r] = label >= 0 && label < classes ? lse - picked : NAN;
-      a.row_hit[r] = best == label ? 1.0f : 0.0f;
-    }
-    const float d = lane < classes
-                        ? inv_batch * (expf(mine - lse) - (lane == label ? 1.0f : 0.0f))
-                        : 0.0f;
-    if (lane < classes) a.dlogits[int64_t{r} * classes + lane] = d;
-    if (h == 0) continue;
-    // Every lane takes every class's dlogit now, with the whole warp: in the loop below the
-    // lanes leave at different k where 32 does not divide the inputs.
-#pragma unroll
-    for (int c = 0; c < MAX_CLASSES; ++c) acc[c] = __shfl_sync(0xffffffffu, d, c);
-    const Layer& below = a.layer[h - 1];
-    for (int k = lane; k < layer.inputs; k += 32) {
-      const float* wk = w + int64_t{k} * classes;
-      float g = 0.0f;
-#pragma unroll
-      for (int c = 0; c < MAX_CLASSES; ++c) {
-        if (c < classes) g += acc[c] * wk[c];
-      }
-      const int64_t i = int64_t{r} * layer.inputs + k;
-      a.grad[h - 1][i] = g * mask(below, a.out[h - 1], i, step);
-    }
+    __syncthreads();  // partial is read before the next row overwrites it
   }
 }
 
 // The gradient of layer l - 1's output, (g_l W_l^T) * mask, into grad[l - 1].
-__device__ void input_gradient(const Args& a, int l, uint32_t step) {
+__device__ void input_gradient(const Args& a, int l, uint32_t step, float* partial) {
   const Layer& layer = a.layer[l];
   const Layer& below = a.layer[l - 1];
   const float* w = a.p + layer.offset;
   const float* g = a.grad[l];
-  dot<4>(
+  dot(
       a.batch, layer.inputs, layer.units,
       [&](int r, int c) { return g[int64_t{r} * layer.units + c]; },
       [&](int c, int k) { return w[int64_t{k} * layer.units + c]; },
       [&](int r, int k, float sum) {
         const int64_t i = int64_t{r} * layer.inputs + k;
         a.grad[l - 1][i] = sum * mask(below, a.out[l - 1], i, step);
-      });
+      },
+      partial);
 }
 
 // Adam on layer l: the gradient of its kernel is in^T g, of its bias the column sums of g
 // (the bias is the kernel's extra row, whose input is 1).
-__device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t) {
+__device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t,
+                           float* partial) {
   const Layer& layer = a.layer[l];
   const float* g = output_grad(a, l);
   const AdamConfig c = a.adam;
-  dot<4>(
+  dot(
       layer.inputs + 1, layer.units, a.batch,
       [&](int k, int r) { return k < layer.inputs ? input_row(a, rows, l, r)[k] : 1.0f; },
       [&](int r, int u) { return g[int64_t{r} * layer.units + u]; },
@@ -301,12 +284,14 @@ __device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t
         a.m[i] = m;
         a.v[i] = v;
         a.p[i] -= lr_t * m / (sqrtf(v) + c.epsilon);
-      });
+      },
+      partial);
 }
 
 __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
   cg::grid_group grid = cg::this_grid();
   __shared__ float lr_t;
+  __shared__ float partial[WARPS * 32];  // the dot phases' partial sums
   // Every block reads the counter before the first barrier; block 0 writes it after the last.
   const int32_t first_step = *a.counter;
   for (int64_t s = 0; s < a.steps; ++s) {
@@ -336,18 +321,18 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
     mark();
 
     for (int l = 0; l + 1 < a.layers; ++l) {
-      forward_layer(a, rows, l, step);
+      forward_layer(a, rows, l, step, partial);
       barrier();  // layer l's output is complete before layer l + 1 (or the head) reads it
     }
-    head(a, rows, step);
+    head(a, rows, step, partial);
     barrier();  // dlogits and the top hidden layer's gradient are complete
     for (int l = a.layers - 2; l >= 1; --l) {
-      input_gradient(a, l, step);  // reads W_l: Adam on layer l waits for the next phase
-      adam_layer(a, rows, l + 1, lr_t);
+      input_gradient(a, l, step, partial);  // reads W_l: Adam on it waits for the next phase
+      adam_layer(a, rows, l + 1, lr_t, partial);
       barrier();
     }
-    if (a.layers >= 2) adam_layer(a, rows, 1, lr_t);
-    adam_layer(a, rows, 0, lr_t);
+    if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
+    adam_layer(a, rows, 0, lr_t, partial);
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // the sums, in row order
       float loss = 0.0f, hits = 0.0f;
       for (int r = 0; r < a.batch; ++r) {

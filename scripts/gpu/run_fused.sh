@@ -63,8 +63,8 @@ for model in small wide; do
     run "${model}_ours_fused_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused
   done
   # Where a fused step's time goes: block 0's clock per phase (kernels/fused_mlp.cu).
-  ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused \
-    --epochs 1 > "$logs/${model}_phases.log" 2>&1
+  ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" \
+    "${flag[@]}" --fused --epochs 1 > "$logs/${model}_phases.log" 2>&1
   grep -m 3 "fused_mlp phases" "$logs/${model}_phases.log" | tail -1
 done
 run small_ours_cpu build-fused/apps/mnist_mlp --cpu --dataset fashion --data-dir "$data" --epochs 2
