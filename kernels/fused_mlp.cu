@@ -106,17 +106,15 @@ constexpr int WARPS = THREADS / 32;
 // grid busy, each with a short loop; their partial sums meet in shared memory, added in warp
 // order (the same bits every run). Called by every thread of every block (it has
 // __syncthreads); `partial` is the block's WARPS x 32 floats of shared memory.
-// RB rows per tile: each load of b serves RB rows (Adam's phase, whose dots are short and
-// many, takes 4; the forward pass, whose tiles are few, 1).
-template <int RB, typename A, typename B, typename Out>
+template <typename A, typename B, typename Out>
 __device__ __forceinline__ void dot(int rows, int cols, int depth, A a, B b, Out out,
                                     float* partial) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const int col_tiles = (cols + 31) / 32;
-  const int tiles = (rows + RB - 1) / RB * col_tiles;
+  const int tiles = rows * col_tiles;
   // As many warps per tile as fill the grid once, no more than a slice of 16 terms each.
-  int split = 1;  // tiles of several rows are never split
-  while (RB == 1 && split < WARPS && tiles * split * 2 <= static_cast<int>(gridDim.x) * WARPS &&
+  int split = 1;
+  while (split < WARPS && tiles * split * 2 <= static_cast<int>(gridDim.x) * WARPS &&
          depth >= 32 * split) {
     split *= 2;
   }
@@ -126,38 +124,25 @@ __device__ __forceinline__ void dot(int rows, int cols, int depth, A a, B b, Out
   for (int base = static_cast<int>(blockIdx.x) * per_block; base < tiles;
        base += static_cast<int>(gridDim.x) * per_block) {
     const int t = base + tile_in_block;
-    const int r0 = t / col_tiles * RB, c = t % col_tiles * 32 + lane;
-    const int n = min(RB, rows - r0);  // the tile's rows (fewer in the last)
-    float acc[RB];
-#pragma unroll
-    for (int i = 0; i < RB; ++i) acc[i] = 0.0f;
+    const int r = t / col_tiles, c = t % col_tiles * 32 + lane;
+    float acc = 0.0f;
     if (t < tiles && c < cols) {
       const int k_end = min(depth, (part + 1) * slice);
 #pragma unroll 8
-      for (int k = part * slice; k < k_end; ++k) {
-        const float bk = b(k, c);
-#pragma unroll
-        for (int i = 0; i < RB; ++i) {
-          if (i < n) acc[i] += a(r0 + i, k) * bk;
-        }
-      }
+      for (int k = part * slice; k < k_end; ++k) acc += a(r, k) * b(k, c);
     }
     if (split == 1) {
-      if (t < tiles && c < cols) {
-        for (int i = 0; i < n; ++i) out(r0 + i, c, acc[i]);
-      }
+      if (t < tiles && c < cols) out(r, c, acc);
       continue;  // block-uniform: split is the same for every thread
     }
-    if constexpr (RB == 1) {
-      partial[warp * 32 + lane] = acc[0];
-      __syncthreads();  // every part of the block's tiles is in
-      if (part == 0 && t < tiles && c < cols) {
-        float sum = 0.0f;
-        for (int w = warp; w < warp + split; ++w) sum += partial[w * 32 + lane];
-        out(r0, c, sum);
-      }
-      __syncthreads();  // the partials are read before the next round overwrites them
+    partial[warp * 32 + lane] = acc;
+    __syncthreads();  // every part of the block's tiles is in
+    if (part == 0 && t < tiles && c < cols) {
+      float sum = 0.0f;
+      for (int w = warp; w < warp + split; ++w) sum += partial[w * 32 + lane];
+      out(r, c, sum);
     }
+    __syncthreads();  // the partials are read before the next round overwrites them
   }
 }
 
@@ -178,7 +163,7 @@ __device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_
   const Layer& layer = a.layer[l];
   const float* w = a.p + layer.offset;
   float* out = a.out[l];
-  dot<1>(
+  dot(
       a.batch, layer.units, layer.inputs,
       [&](int r, int k) { return input_row(a, rows, l, r)[k]; },
       [&](int k, int c) { return w[int64_t{k} * layer.units + c]; },
@@ -270,7 +255,7 @@ __device__ void input_gradient(const Args& a, int l, uint32_t step, float* parti
   const Layer& below = a.layer[l - 1];
   const float* w = a.p + layer.offset;
   const float* g = a.grad[l];
-  dot<1>(
+  dot(
       a.batch, layer.inputs, layer.units,
       [&](int r, int c) { return g[int64_t{r} * layer.units + c]; },
       [&](int c, int k) { return w[int64_t{k} * layer.units + c]; },
@@ -288,7 +273,7 @@ __device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t
   const Layer& layer = a.layer[l];
   const float* g = output_grad(a, l);
   const AdamConfig c = a.adam;
-  dot<4>(
+  dot(
       layer.inputs + 1, layer.units, a.batch,
       [&](int k, int r) { return k < layer.inputs ? input_row(a, rows, l, r)[k] : 1.0f; },
       [&](int r, int u) { return g[int64_t{r} * layer.units + u]; },
@@ -301,17 +286,6 @@ __device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t
         a.p[i] -= lr_t * m / (sqrtf(v) + c.epsilon);
       },
       partial);
-}
-
-// Asks L2 for the batch rows `rows` (a line of 32 floats per thread): the forward pass then
-// finds them there, not in device memory, a few hundred cycles nearer.
-__device__ void prefetch_rows(const Args& a, const int32_t* rows) {
-  const int features = a.layer[0].inputs, lines = (features + 31) / 32;
-  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < a.batch * lines;
-       i += static_cast<int>(gridDim.x * blockDim.x)) {
-    const float* line = a.x + int64_t{rows[i / lines]} * features + i % lines * 32;
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
-  }
 }
 
 __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
@@ -357,7 +331,6 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
       adam_layer(a, rows, l + 1, lr_t, partial);
       barrier();
     }
-    if (s + 1 < a.steps) prefetch_rows(a, rows + a.batch);  // the next step's forward reads them
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
     adam_layer(a, rows, 0, lr_t, partial);
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // the sums, in row order
