@@ -109,7 +109,8 @@ struct FitOptions {
   bool use_graph = true;
   // An MLP's steps in the fused kernel, many steps a launch, where the model and the run allow
   // it (nn/fused_mlp.h says when); false: op by op (replayed as a graph with use_graph). Off by
-  // default while the fused kernel is slower than the graph (docs/FUSED_MLP.md).
+  // default: faster than the graph on the seed's small model, slower on the wide one
+  // (docs/FUSED_MLP.md).
   bool fused = false;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`
