@@ -72,6 +72,12 @@ expect_text "$tmp/breakdown.json" '"breakdown": {' '"compute_seconds"' '"other_s
   '"measured_fraction"' '"host_rss_bytes"' '"allocator_reserved_bytes"'
 expect_status 2 "--breakdown with --profile" -- "$app" --data-dir "$data" --breakdown --profile
 
+# --fused (nn/fused_mlp.h) where the device cannot run the kernel: the op-by-op run, and one
+# line that says why.
+expect_status 0 "--fused on the CPU" -- "$app" --cpu --data-dir "$data" --epochs 1 \
+  --steps-per-epoch 5 --threads 1 --fused
+expect_text "$tmp/out" "Training step: op by op; not the fused MLP kernel: this device cannot run it"
+
 # Keras' habits (nn/callbacks.h): --log-csv writes a row per epoch with an lr column under
 # --lr-schedule, and --resume appends to it (header once); bad values exit 2, a monitor the run
 # does not measure 1.

@@ -257,15 +257,16 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
 // that the steps run in it, or why not.
 void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
                         const nn::BatchSource& train, Device device) {
-  if (device.is_cpu()) return;
+  if (!fit.fused) return;
   const nn::FusedMlpChoice choice = nn::choose_fused_mlp(
       model, fit, train.epoch_order() != nullptr, nn::fused_mlp_limits(device));
   if (choice.use) {
     std::printf("Training step: the fused MLP kernel, up to %lld steps a launch "
                 "(docs/FUSED_MLP.md)\n",
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
-  } else if (choice.mlp && fit.fused) {
-    std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());
+  } else {
+    std::printf("Training step: op by op; not the fused MLP kernel: %s\n",
+                choice.mlp ? choice.why_not.c_str() : "the model is not an MLP it runs");
   }
 }
 
