@@ -14,7 +14,7 @@
 //   Adam            101,770 parameters x (read p, m, v; write p, m, v) = 2.4 MB, from L2:
 //                   the parameters and moments (1.2 MB; wide 21.6 MB) fit in the 50 MB L2
 //   batch           32 rows x 784 floats = 100 KB gathered by the epoch's order
-//   barriers        3 (small: forward | head | Adam), 2 + 2 x hidden layers in general
+//   barriers        3 (small: forward | head | Adam), 1 + 2 x hidden layers in general
 // At ~60 TFLOP/s FP32 and ~6 TB/s of L2 the work is ~0.6 us; what bounds a step is the
 // barriers and the latency of each phase's dependent loads. Measured on an H100
 // (docs/FUSED_MLP.md): the barriers cost 1-2 us each, the phases are latency-bound (forward
