@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "fused_mlp_cases.h"
+#include "nn/fit_run.h"
 #include "toy_data.h"
 
 using namespace engine;
@@ -110,4 +111,44 @@ TEST_CASE("models the fused kernel does not run are not MLPs to it") {
     CHECK_FALSE(c.mlp);
     CHECK_FALSE(c.use);
   }
+}
+
+TEST_CASE("fit's fused launches: the warm-up's steps alone, then up to 256, never full and partial together") {
+  // fit()'s driver (nn::FusedSteps) on the CPU reference: 75 rows in batches of 8 make 9 full
+  // steps and a partial one of 3; the weights end where 10 op-by-op steps over the same order
+  // end.
+  const FusedCase c{"fit's driver", 12, {16}, 3, 0.25f, 8, 75, 0};
+  const nn::Dataset data = fused_case_data(c, Device::cpu());
+  nn::FitOptions options;
+  options.batch_size = c.batch;
+  options.seed = 4;
+  options.fused = true;
+  nn::Sequential fused = fused_case_model(c, Device::cpu());
+  nn::ResidentBatches source(data, options, Device::cpu());
+  nn::FitRun run(fused, source, options);
+  run.steps = nn::steps_per_epoch(options, source.size());
+  run.full_batch = c.batch;
+  REQUIRE(run.steps == 10);
+  source.start_epoch(1, run.steps, c.batch, 0);
+  const std::vector<int32_t> order = source.epoch_order()->to_int_vector();
+  const nn::FusedMlpChoice choice =
+      nn::choose_fused_mlp(fused, options, true, nn::FusedMlpLimits{int64_t{1} << 40, false});
+  REQUIRE(choice.use);
+  nn::FusedSteps steps(run, choice.plan);
+  std::vector<int64_t> ends;
+  for (int64_t s = 0; s < run.steps;) ends.push_back(s = steps.launch(s));
+  CHECK(ends == std::vector<int64_t>{1, 2, 9, 10});
+  CHECK(run.running.samples == 75);
+
+  nn::Sequential ops = fused_case_model(c, Device::cpu());
+  nn::RunningMetrics metrics(Device::cpu());
+  for (int64_t s = 0; s < run.steps; ++s) {
+    const int64_t first = s * c.batch, count = std::min<int64_t>(c.batch, c.rows - first);
+    const std::vector<int32_t> rows(order.begin() + first, order.begin() + first + count);
+    ops.train_step(data, Tensor::from_ints(rows, {count}, Device::cpu()), metrics);
+    metrics.samples += count;
+  }
+  CHECK(worst_relative(fused.parameters().values.to_vector(), ops.parameters().values.to_vector()) < 1e-3);
+  CHECK(run.running.loss() == doctest::Approx(metrics.loss()).epsilon(1e-5));
+  CHECK(fused.step_counter().to_int_vector()[0] == 10);
 }
