@@ -92,7 +92,7 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
     if (options.check_numerics) return "the NaN check looks at every step's gradients";
     if (!options.callbacks.empty()) return "callbacks may act after any step";
     if (options.communicator) return "data-parallel ranks average every step's gradients";
-    if (!resident_data) return "its batches do not come from a data set on the device";
+    if (!resident_data) return "its batches do not come from a float data set on the device";
     if (state > limits.state_bytes) {
       return "the parameters and Adam's moments (" + megabytes(state) +
              ") are larger than the GPU's L2 cache (" + megabytes(limits.state_bytes) + ")";
@@ -102,6 +102,10 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
   choice.use = why_not.empty();
   choice.why_not = why_not;
   return choice;
+}
+
+bool resident_float_data(const BatchSource& source) {
+  return source.epoch_order() != nullptr && source.rows().x.dtype() == DType::F32;
 }
 
 FusedSteps::FusedSteps(FitRun& run, FusedMlpPlan plan)

@@ -41,10 +41,13 @@ struct FusedMlpChoice {
   std::string why_not;  // where !use: one line
   FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
 };
-// `resident_data`: the batches come from a data set on the device with an epoch order there
-// (BatchSource::epoch_order).
+// `resident_data`: the batches come from a float data set on the device with an epoch order
+// there (resident_float_data).
 FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
                                 bool resident_data, const FusedMlpLimits& limits);
+// Whether `source` is what the kernel reads: float inputs on the device, picked in an order the
+// source holds there (BatchSource::epoch_order).
+bool resident_float_data(const BatchSource& source);
 
 // The fused steps of one run, as fit() calls them: launch(s) runs steps s .. end - 1 of the
 // epoch in one call and returns end. A launch never mixes full and partial batches, and takes

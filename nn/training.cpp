@@ -176,7 +176,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   // An MLP's steps in the fused kernel, many a launch, where the model and the run allow it
   // (nn/fused_mlp.h); else op by op, each full step a graph replay (nn/graphed_step.h).
   const FusedMlpChoice fused =
-      choose_fused_mlp(*this, options, source.epoch_order() != nullptr, fused_mlp_limits(device()));
+      choose_fused_mlp(*this, options, resident_float_data(source), fused_mlp_limits(device()));
   run.history.fused = fused.use;
   if (fused.mlp && !fused.use) run.history.fused_why_not = fused.why_not;
   std::optional<FusedSteps> fused_steps;

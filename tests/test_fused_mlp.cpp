@@ -74,7 +74,7 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
       {"--breakdown times the ops one by one", breakdown, {LARGE_L2, false}, true},
       {"the NaN check looks at every step's gradients", nan_check, {LARGE_L2, false}, true},
       {"callbacks may act after any step", callbacks, {LARGE_L2, false}, true},
-      {"its batches do not come from a data set on the device", plain, {LARGE_L2, false}, false},
+      {"its batches do not come from a float data set on the device", plain, {LARGE_L2, false}, false},
       // 146 parameters and two moments: 1,752 bytes; a GPU with a 1 KB L2 falls back.
       {"the parameters and Adam's moments (0.0 MB) are larger than the GPU's L2 cache (0.0 MB)",
        plain, {1024, false}, true},
@@ -85,6 +85,16 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
     CHECK_FALSE(no.use);
     CHECK(no.why_not == r.why);
   }
+}
+
+TEST_CASE("the kernel reads float inputs picked in an order on the device") {
+  nn::FitOptions options;
+  const nn::Dataset floats = toy_data(10, 1);
+  const nn::Dataset bytes{Tensor::from_bytes(std::vector<uint8_t>(60, 7), {10, 2, 3}), floats.y};
+  nn::ResidentBatches float_batches(floats, options, Device::cpu());
+  nn::ResidentBatches byte_batches(bytes, options, Device::cpu());
+  CHECK(nn::resident_float_data(float_batches));
+  CHECK_FALSE(nn::resident_float_data(byte_batches));
 }
 
 TEST_CASE("models the fused kernel does not run are not MLPs to it") {

@@ -259,7 +259,7 @@ void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
                         const nn::BatchSource& train, Device device) {
   if (!fit.fused) return;
   const nn::FusedMlpChoice choice = nn::choose_fused_mlp(
-      model, fit, train.epoch_order() != nullptr, nn::fused_mlp_limits(device));
+      model, fit, nn::resident_float_data(train), nn::fused_mlp_limits(device));
   if (choice.use) {
     std::printf("Training step: the fused MLP kernel, up to %lld steps a launch "
                 "(docs/FUSED_MLP.md)\n",
