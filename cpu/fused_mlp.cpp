@@ -10,68 +10,51 @@
 //              reads any more this step
 //   last       Adam on layers 1 and 0; the batch's loss and hits added to the sums
 // "mask" is the derivative of what follows the layer's z: the Dropout's keep-and-scale
-// (recomputed from the counter, never stored) times ReLU's (out > 0).
+// (recomputed from the counter, never stored) times ReLU's (out > 0). The Dropout and Adam are
+// the CPU backend's own (cpu/dropout.cpp, cpu/optimizers.cpp), applied to views of the layer's
+// rows and parameters: the masks and the update are theirs, bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "core/ops/dropout.h"
 #include "core/ops/fused_mlp.h"
-#include "core/rng.h"
 
 namespace engine::cpu {
 namespace {
 
+// The workspace as fused_mlp_workspace_floats lays it out, as views.
 struct Buffers {
-  std::vector<float*> out, grad;  // per hidden layer: (B, units)
+  std::vector<Tensor> out, grad;  // per hidden layer: (B, units)
   float* dlogits = nullptr;       // (B, classes)
   float* row_loss = nullptr;      // (B,)
   float* row_hit = nullptr;       // (B,)
 };
 
-Buffers carve(const FusedMlpPlan& plan, int64_t batch, float* w) {
+Buffers carve(const FusedMlpPlan& plan, int64_t batch, const Tensor& workspace) {
   Buffers b;
+  int64_t at = 0;
   for (size_t l = 0; l + 1 < plan.layers.size(); ++l) {
-    b.out.push_back(w);
-    w += batch * plan.layers[l].units;
-    b.grad.push_back(w);
-    w += batch * plan.layers[l].units;
+    const int64_t units = plan.layers[l].units;
+    b.out.push_back(workspace.slice(at, {batch, units}));
+    b.grad.push_back(workspace.slice(at + batch * units, {batch, units}));
+    at += 2 * batch * units;
   }
-  b.dlogits = w;
-  w += batch * plan.layers.back().units;
-  b.row_loss = w;
-  b.row_hit = w + batch;
+  b.dlogits = workspace.data<float>() + at;
+  b.row_loss = b.dlogits + batch * plan.layers.back().units;
+  b.row_hit = b.row_loss + batch;
   return b;
 }
 
-// d(out)/d(z) of hidden layer `layer` at (r, c): Dropout's keep * scale, times ReLU's.
-float mask(const FusedMlpLayer& layer, const float* out, int64_t r, int64_t c, uint32_t step) {
-  const int64_t i = r * layer.units + c;
-  float d = layer.relu && !(out[i] > 0.0f) ? 0.0f : 1.0f;
-  if (layer.dropout_rate > 0.0f) {
-    const bool keep = dropout_uniform(layer.dropout_seed, step, static_cast<uint64_t>(i)) >=
-                      layer.dropout_rate;
-    d = keep ? d * (1.0f / (1.0f - layer.dropout_rate)) : 0.0f;
-  }
-  return d;
-}
-
-// Adam on layer `layer`: its gradient is in^T g (the bias: the column sums of g), `in` the
-// layer's input rows (row r at in(r)), g its output's gradient (B, units).
-template <typename Input>
-void adam_layer(const FusedMlpLayer& layer, const AdamConfig& adam, float lr_t, float* p, float* m,
-                float* v, Input in, const float* g, int64_t batch) {
-  for (int64_t k = 0; k <= layer.inputs; ++k) {
-    for (int64_t c = 0; c < layer.units; ++c) {
-      float grad = 0.0f;
-      for (int64_t r = 0; r < batch; ++r) {
-        grad += (k < layer.inputs ? in(r)[k] : 1.0f) * g[r * layer.units + c];
-      }
-      const int64_t i = layer.offset + k * layer.units + c;
-      m[i] = adam.beta1 * m[i] + (1.0f - adam.beta1) * grad;
-      v[i] = adam.beta2 * v[i] + (1.0f - adam.beta2) * grad * grad;
-      p[i] -= lr_t * m[i] / (std::sqrt(v[i]) + adam.epsilon);
-    }
-  }
+// g times the derivative of hidden layer `layer`'s Dropout and ReLU, in place: dropout's
+// backward (its mask and scale, from the step counter), then zero where out <= 0 (a dropped
+// element's out is 0 and its gradient 0 already).
+void apply_mask(const FusedMlpLayer& layer, const Tensor& out, Tensor& g, const Tensor& step) {
+  if (layer.dropout_rate > 0.0f) dropout_backward(g, g, layer.dropout_rate, layer.dropout_seed, step, 0);
+  if (!layer.relu) return;
+  const float* y = out.data<float>();
+  float* d = g.data<float>();
+  for (int64_t i = 0; i < g.numel(); ++i) d[i] = y[i] > 0.0f ? d[i] : 0.0f;
 }
 
 }  // namespace
@@ -85,41 +68,66 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   const FusedMlpLayer& head = layers.back();
   const int64_t classes = head.units, features = layers.front().inputs;
   float* p = params.data<float>();
-  const Buffers buf = carve(plan, batch, workspace.data<float>());
-  int32_t* counter = step_counter.data<int32_t>();
+  Buffers buf = carve(plan, batch, workspace);
+  int64_t largest = 0;  // the scratch gradient holds any one layer's
+  for (const FusedMlpLayer& layer : layers) largest = std::max(largest, (layer.inputs + 1) * layer.units);
+  Tensor gradient = Tensor::empty({largest}, DType::F32, Device::cpu());
 
   for (int64_t s = 0; s < steps; ++s) {
     const int32_t* rows = order.data<int32_t>() + s * batch;
-    const auto step = static_cast<uint32_t>(*counter);
-    const auto lr_t = static_cast<float>(adam_step_size(plan.adam, int64_t{*counter} + 1));
     const auto x_row = [&](int64_t r) { return x.data<float>() + int64_t{rows[r]} * features; };
     // Layer l's input rows: the batch's images for layer 0, else the layer below's output.
     const auto input = [&](int64_t l) {
       return [&, l](int64_t r) {
-        return l == 0 ? x_row(r) : buf.out[static_cast<size_t>(l - 1)] + r * layers[static_cast<size_t>(l - 1)].units;
+        return l == 0 ? x_row(r)
+                      : buf.out[static_cast<size_t>(l - 1)].data<float>() +
+                            r * layers[static_cast<size_t>(l - 1)].units;
       };
+    };
+    // The gradient of layer l's output: g for a hidden layer, dlogits for the head.
+    const auto output_grad = [&](int64_t l) {
+      return l == L - 1 ? buf.dlogits : buf.grad[static_cast<size_t>(l)].data<float>();
+    };
+    // Adam on layer l: its kernel's gradient is in^T g, its bias's the column sums of g (the
+    // bias is the kernel's last row, whose input is 1); then the CPU backend's Adam on the
+    // layer's part of the buffers, at this step's counter.
+    const auto adam_layer = [&](int64_t l) {
+      const FusedMlpLayer& layer = layers[static_cast<size_t>(l)];
+      const auto in = input(l);
+      const float* g = output_grad(l);
+      float* d = gradient.data<float>();
+      for (int64_t k = 0; k <= layer.inputs; ++k) {
+        for (int64_t c = 0; c < layer.units; ++c) {
+          float sum = 0.0f;
+          for (int64_t r = 0; r < batch; ++r) {
+            sum += (k < layer.inputs ? in(r)[k] : 1.0f) * g[r * layer.units + c];
+          }
+          d[k * layer.units + c] = sum;
+        }
+      }
+      const Shape shape{(layer.inputs + 1) * layer.units};
+      Tensor p_view = params.slice(layer.offset, shape), m_view = m.slice(layer.offset, shape),
+             v_view = v.slice(layer.offset, shape);
+      adam_update(p_view, gradient.slice(0, shape), m_view, v_view, plan.adam, step_counter);
     };
 
     // forward
     for (int64_t l = 0; l + 1 < L; ++l) {
       const FusedMlpLayer& layer = layers[static_cast<size_t>(l)];
       const float* w = p + layer.offset;
-      float* out = buf.out[static_cast<size_t>(l)];
+      Tensor& out_view = buf.out[static_cast<size_t>(l)];
+      float* out = out_view.data<float>();
       for (int64_t r = 0; r < batch; ++r) {
         const float* in = input(l)(r);
         for (int64_t c = 0; c < layer.units; ++c) {
           float z = 0.0f;
           for (int64_t k = 0; k < layer.inputs; ++k) z += in[k] * w[k * layer.units + c];
           z += w[layer.inputs * layer.units + c];
-          float a = layer.relu ? std::max(z, 0.0f) : z;
-          if (layer.dropout_rate > 0.0f) {
-            const int64_t i = r * layer.units + c;
-            const bool keep = dropout_uniform(layer.dropout_seed, step, static_cast<uint64_t>(i)) >=
-                              layer.dropout_rate;
-            a = keep ? a * (1.0f / (1.0f - layer.dropout_rate)) : 0.0f;
-          }
-          out[r * layer.units + c] = a;
+          out[r * layer.units + c] = layer.relu ? std::max(z, 0.0f) : z;
         }
+      }
+      if (layer.dropout_rate > 0.0f) {
+        dropout_forward(out_view, out_view, layer.dropout_rate, layer.dropout_seed, step_counter, 0);
       }
     }
 
@@ -156,48 +164,42 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
         }
       }
       if (L >= 2) {
-        const FusedMlpLayer& below = layers[static_cast<size_t>(L - 2)];
+        Tensor& g_view = buf.grad[static_cast<size_t>(L - 2)];
+        float* g = g_view.data<float>();
         for (int64_t r = 0; r < batch; ++r) {
           for (int64_t k = 0; k < head.inputs; ++k) {
             float d = 0.0f;
             for (int64_t c = 0; c < classes; ++c) d += buf.dlogits[r * classes + c] * w[k * classes + c];
-            buf.grad[static_cast<size_t>(L - 2)][r * head.inputs + k] =
-                d * mask(below, buf.out[static_cast<size_t>(L - 2)], r, k, step);
+            g[r * head.inputs + k] = d;
           }
         }
+        apply_mask(layers[static_cast<size_t>(L - 2)], buf.out[static_cast<size_t>(L - 2)], g_view,
+                   step_counter);
       }
     }
 
-    // The gradient of layer l's output: g for a hidden layer, dlogits for the head.
-    const auto output_grad = [&](int64_t l) {
-      return l == L - 1 ? buf.dlogits : buf.grad[static_cast<size_t>(l)];
-    };
     // backward, from the top hidden layer down to the second
     for (int64_t l = L - 2; l >= 1; --l) {
       const FusedMlpLayer& layer = layers[static_cast<size_t>(l)];
-      const FusedMlpLayer& below = layers[static_cast<size_t>(l - 1)];
       const float* w = p + layer.offset;
+      const float* g_above = output_grad(l);
+      Tensor& g_view = buf.grad[static_cast<size_t>(l - 1)];
+      float* g = g_view.data<float>();
       for (int64_t r = 0; r < batch; ++r) {
         for (int64_t k = 0; k < layer.inputs; ++k) {
           float d = 0.0f;
-          for (int64_t c = 0; c < layer.units; ++c) {
-            d += buf.grad[static_cast<size_t>(l)][r * layer.units + c] * w[k * layer.units + c];
-          }
-          buf.grad[static_cast<size_t>(l - 1)][r * layer.inputs + k] =
-              d * mask(below, buf.out[static_cast<size_t>(l - 1)], r, k, step);
+          for (int64_t c = 0; c < layer.units; ++c) d += g_above[r * layer.units + c] * w[k * layer.units + c];
+          g[r * layer.inputs + k] = d;
         }
       }
-      adam_layer(layers[static_cast<size_t>(l + 1)], plan.adam, lr_t, p, m.data<float>(),
-                 v.data<float>(), input(l + 1), output_grad(l + 1), batch);
+      apply_mask(layers[static_cast<size_t>(l - 1)], buf.out[static_cast<size_t>(l - 1)], g_view,
+                 step_counter);
+      adam_layer(l + 1);
     }
 
     // last: Adam on layers 1 and 0, and the sums
-    if (L >= 2) {
-      adam_layer(layers[1], plan.adam, lr_t, p, m.data<float>(), v.data<float>(), input(1),
-                 output_grad(1), batch);
-    }
-    adam_layer(layers[0], plan.adam, lr_t, p, m.data<float>(), v.data<float>(), input(0),
-               output_grad(0), batch);
+    if (L >= 2) adam_layer(1);
+    adam_layer(0);
     float batch_loss = 0.0f, hits = 0.0f;
     for (int64_t r = 0; r < batch; ++r) {
       batch_loss += buf.row_loss[r];
@@ -205,7 +207,7 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
     }
     loss_sum.data<float>()[0] += batch_loss;
     correct.data<float>()[0] += hits;
-    ++*counter;
+    ++step_counter.data<int32_t>()[0];
   }
 }
 

@@ -80,7 +80,8 @@ std::string megabytes(int64_t bytes) {
 FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
                                 bool resident_data, const FusedMlpLimits& limits) {
   FusedMlpChoice choice;
-  if (!plan_of(model, choice.plan).empty()) return choice;
+  choice.why_not = plan_of(model, choice.plan);
+  if (!choice.why_not.empty()) return choice;
   choice.mlp = true;
   const int64_t state = 3 * model.parameter_count() * int64_t{sizeof(float)};
   const auto why_not = [&]() -> std::string {
@@ -112,7 +113,11 @@ FusedSteps::FusedSteps(FitRun& run, FusedMlpPlan plan)
     : run_(run),
       plan_(std::move(plan)),
       workspace_(Tensor::empty({fused_mlp_workspace_floats(plan_, run.full_batch)}, DType::F32,
-                               run.model.device())) {}
+                               run.model.device())) {
+  const auto moments = run.model.optimizer().state(run.model.parameters());  // Adam: m, v
+  m_ = moments.at(0).second;
+  v_ = moments.at(1).second;
+}
 
 int64_t FusedSteps::launch(int64_t s) {
   const int64_t batch = run_.options.batch_size, n = run_.source.size();
@@ -126,12 +131,11 @@ int64_t FusedSteps::launch(int64_t s) {
   Sequential& model = run_.model;
   // The optimizer's rate now: a schedule may have changed it since the last launch.
   plan_.adam = dynamic_cast<Adam&>(model.optimizer()).config();
-  std::vector<std::pair<std::string, Tensor>> moments = model.optimizer().state(model.parameters());
   const Tensor order = run_.source.epoch_order()->slice(s * batch, {(end - s) * rows});
   const Dataset& data = run_.source.rows();
   Tensor counter = model.step_counter();
-  raw::fused_mlp_steps(plan_, model.parameters().values, moments.at(0).second,
-                       moments.at(1).second, data.x, data.y, order, rows, end - s, counter,
+  raw::fused_mlp_steps(plan_, model.parameters().values, m_, v_, data.x, data.y, order, rows,
+                       end - s, counter,
                        workspace_, run_.running.loss_sum, run_.running.correct);
   run_.running.samples += (end - s) * rows;
   return end;

@@ -10,7 +10,7 @@
 // --tf32 (the kernel computes in FP32), --breakdown or a NaN check (which time or check each
 // op), callbacks (which may act after any step), data-parallel ranks, or a device that cannot
 // run it or keep the model's state in its L2 cache. Each refusal is one line, which the run
-// header prints where the model is an MLP.
+// header prints where --fused asked for the kernel.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,7 +38,7 @@ FusedMlpLimits fused_mlp_limits(Device device);
 struct FusedMlpChoice {
   bool mlp = false;   // the model and its loss and optimizer are what the kernel runs
   bool use = false;   // ... and this run takes it
-  std::string why_not;  // where !use: one line
+  std::string why_not;  // where !use: one line (for a model it does not run, what in it)
   FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
 };
 // `resident_data`: the batches come from a float data set on the device with an epoch order
@@ -63,6 +63,7 @@ class FusedSteps {
  private:
   FitRun& run_;
   FusedMlpPlan plan_;
+  Tensor m_, v_;  // Adam's moments: views of the optimizer's own buffers
   Tensor workspace_;
   int64_t full_steps_launched_ = 0;
 };

@@ -54,6 +54,7 @@ expect_status 0 "--help" -- "$app" --help
 expect_status 0 "short run with --json and --save" -- "$app" --data-dir "$data" --epochs 2 \
   --steps-per-epoch 20 --threads 1 --json "$tmp/run.json" --save "$tmp/m.weights"
 expect_text "$tmp/run.json" '"app": "mnist_mlp"' '"parameters": 101770' '"test_accuracy"' '"cpu_model"' '"seconds"'
+expect_text "$tmp/run.json" '"fused_mlp": false'
 accuracy=$(grep -o 'Test accuracy: [0-9.]*' "$tmp/out")
 expect_status 0 "--load and evaluate only" -- "$app" --data-dir "$data" --epochs 0 --load "$tmp/m.weights"
 reloaded=$(grep -o 'Test accuracy: [0-9.]*' "$tmp/out")

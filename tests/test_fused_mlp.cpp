@@ -116,10 +116,18 @@ TEST_CASE("models the fused kernel does not run are not MLPs to it") {
   nn::Sequential input_dropout = build({nn::dropout(0.2f), nn::dense(3, Activation::Softmax)}, adam());
   nn::Sequential conv = build({nn::conv2d(4, 3), nn::flatten(), nn::dense(3, Activation::Softmax)},
                               adam(), {6, 6, 1});
-  for (nn::Sequential* model : {&sgd, &tanh, &classes, &deep, &input_dropout, &conv}) {
+  const std::pair<nn::Sequential*, const char*> cases[] = {
+      {&sgd, "its optimizer is not Adam"},
+      {&tanh, "a hidden layer's activation is not ReLU"},
+      {&classes, "it has more than 32 classes"},
+      {&deep, "it has more than 4 Dense layers"},
+      {&input_dropout, "it has a Dropout layer where the kernel takes Dense layers"},
+      {&conv, "it has a Conv2D layer where the kernel takes Dense layers"}};
+  for (const auto& [model, why] : cases) {
     const nn::FusedMlpChoice c = choice_for(*model, nn::FitOptions{});
     CHECK_FALSE(c.mlp);
     CHECK_FALSE(c.use);
+    CHECK(c.why_not == why);
   }
 }
 

@@ -265,8 +265,7 @@ void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
                 "(docs/FUSED_MLP.md)\n",
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
   } else {
-    std::printf("Training step: op by op; not the fused MLP kernel: %s\n",
-                choice.mlp ? choice.why_not.c_str() : "the model is not an MLP it runs");
+    std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());
   }
 }
 

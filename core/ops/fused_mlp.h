@@ -5,7 +5,8 @@
 // forward -> loss -> backward -> Adam -> add the batch's loss and correct rows to the sums),
 // with the same dropout masks (core/rng.h's dropout_uniform, keyed per Dropout layer) and the
 // same Adam step size, so the weights agree with the op-by-op path to float rounding.
-// Implementations: cpu/fused_mlp.cpp (the reference, phase by phase in plain loops) and
+// Implementations: cpu/fused_mlp.cpp (the reference, phase by phase in plain loops, with the
+// CPU backend's own Dropout and Adam) and
 // kernels/fused_mlp.cu (one persistent kernel, the phases separated by grid-wide barriers).
 #pragma once
 #include <cstdint>
