@@ -43,11 +43,12 @@ int main(int argc, char** argv) {
   CLI::App app{"Seed 000: MNIST MLP (Keras tutorial model), timed on CPU or GPU", "mnist_mlp"};
   apps::CommonOptions options;
   options.dataset = "mnist";
-  bool wide = false, no_graph = false, fused = false;
+  bool wide = false, no_graph = false;
+  nn::FusedUse fused = nn::FusedUse::Auto;
   apps::add_common_flags(app, options, {"mnist", "fashion", "synthetic"});
   app.add_flag("--wide", wide, "the seed's wide model: Dense(1000) x 2 with Dropout(0.2)");
   apps::add_no_graph_flag(app, no_graph);
-  apps::add_fused_flag(app, fused);
+  apps::add_fused_flags(app, fused);
 
   return apps::run_app(app, argc, argv, [&]() {
     const Device device = apps::start_training(options);
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     apps::TrainingPlan plan;
     plan.optimizer = std::make_unique<nn::Adam>();
     plan.use_graph = !no_graph;
-    plan.use_fused = fused;
+    plan.fused = fused;
     plan.eval_batch_size = 32;  // Keras' evaluate default, whatever --batch-size trains with
     const apps::TrainingRun run =
         apps::train_and_report(model, image, device, options, train, test, std::move(plan));

@@ -18,23 +18,19 @@
 #pragma once
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define AFFINE_SAMPLE_FN __host__ __device__ __forceinline__
-#else
-#define AFFINE_SAMPLE_FN inline
-#endif
+#include "core/host_device.h"
 
 namespace engine {
 
 // a * b and a + b, each rounded to float once, never fused into an FMA.
-AFFINE_SAMPLE_FN float mul_unfused(float a, float b) {
+ENGINE_HOST_DEVICE float mul_unfused(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
-AFFINE_SAMPLE_FN float add_unfused(float a, float b) {
+ENGINE_HOST_DEVICE float add_unfused(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(a, b);
 #else
@@ -47,7 +43,7 @@ AFFINE_SAMPLE_FN float add_unfused(float a, float b) {
 // Computed without floorf (a library call on baseline x86-64): y = x + 0.5 is first clamped
 // to [0, size], where truncation toward zero *is* floor; an index of `size` (y at the top
 // end) becomes size - 1. A NaN fails `y > 0` and reads pixel 0.
-AFFINE_SAMPLE_FN int affine_source_index(float a, float b, float t, int r, int c, int size) {
+ENGINE_HOST_DEVICE int affine_source_index(float a, float b, float t, int r, int c, int size) {
   const float x = add_unfused(add_unfused(mul_unfused(a, static_cast<float>(r)),
                                           mul_unfused(b, static_cast<float>(c))),
                               t);

@@ -116,10 +116,14 @@ class DeviceServices {
   // Op family -> the kernels it runs on this device in the current mode, for the run header
   // and --json ("matmul" -> "TF32 mma.sync ..."); chosen on a GPU by core/gpu_architecture.h.
   virtual std::vector<std::pair<std::string, std::string>> kernel_families() const { return {}; }
-  // The most bytes of model state (parameters and Adam's two moments) the fused MLP kernel
-  // (core/ops/fused_mlp.h) takes on here: 0 where it cannot run (the CPU, a GPU without
-  // cooperative launches), else the L2 cache's size (nn/fused_mlp.h says why).
-  virtual int64_t fused_mlp_state_bytes() const { return 0; }
+  // What the fused MLP kernels (core/ops/fused_mlp.h) have to work with here: the L2 cache
+  // (the most bytes of parameters and Adam's moments they take on: nn/fused_mlp.h says why),
+  // the SMs and the shared memory a block may have. All 0 where they cannot run (the CPU, a GPU
+  // without cooperative launches).
+  struct FusedMlpRoom {
+    int64_t l2_bytes = 0, sms = 0, shared_bytes_per_block = 0;
+  };
+  virtual FusedMlpRoom fused_mlp_room() const { return {}; }
 
   // ---- whole-step replay (CUDA graphs) ----------------------------------------------------
   // Records everything `step` launches, without running it, into a graph that replay() runs

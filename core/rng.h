@@ -7,11 +7,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ENGINE_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define ENGINE_HOST_DEVICE inline
-#endif
+#include "core/host_device.h"
 
 namespace engine {
 

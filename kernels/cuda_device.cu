@@ -225,11 +225,11 @@ void CudaDevice::set_tf32(bool enabled) {
   tf32_ = enabled && device_caps().kernels.tf32_mma;
 }
 
-int64_t CudaDevice::fused_mlp_state_bytes() const {
-  if (!fused_mlp_supported()) return 0;
+DeviceServices::FusedMlpRoom CudaDevice::fused_mlp_room() const {
+  if (!fused_mlp_supported()) return {};
   int l2_bytes = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_index_));
-  return l2_bytes;
+  return {l2_bytes, multiprocessor_count(), fused_mlp_shared_bytes_per_block()};
 }
 
 std::vector<std::pair<std::string, std::string>> CudaDevice::kernel_families() const {

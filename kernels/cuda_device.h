@@ -62,8 +62,9 @@ class CudaDevice final : public DeviceServices {
   void set_vendor_libraries(bool enabled) override;
   bool vendor_libraries() const override { return vendor_; }
   std::vector<std::pair<std::string, std::string>> kernel_families() const override;
-  // The L2 cache's size where the GPU has cooperative launches (kernels/fused_mlp.cu).
-  int64_t fused_mlp_state_bytes() const override;
+  // The L2 cache, SMs and shared memory a block, where the GPU has cooperative launches
+  // (kernels/fused_mlp.cu).
+  FusedMlpRoom fused_mlp_room() const override;
 
   // ---- whole-step replay ---------------------------------------------------------------
   // nullptr while an op hook watches this device (--profile, --sync-check).

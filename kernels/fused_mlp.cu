@@ -1,6 +1,10 @@
 // The whole MLP training loop in one kernel launch (core/ops/fused_mlp.h): every step of a
-// chunk of an epoch, each step's phases separated by grid-wide barriers. The CPU reference,
-// phase for phase, is cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
+// chunk of an epoch, each step's phases separated by grid-wide barriers. This is the streaming
+// kernel, for any MLP the op takes: the weights stay in global memory (L2) and stream through
+// the SMs every phase. An MLP of one hidden layer whose weights fit the SMs' shared memory runs
+// in the weight-stationary kernel instead (kernels/fused_mlp_stationary.cu); the host side at
+// the end of this file picks one. The CPU reference, phase for phase, is cpu/fused_mlp.cpp; the
+// lesson, docs/FUSED_MLP.md.
 //
 // Why: the seed's small model (784 -> 128 -> 10, batch 32) does ~13 MFLOP and moves ~3 MB a
 // step, under 2 us of an H100's work, but op by op it is 23 kernels, ~46 us a step even
@@ -36,66 +40,22 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/fused_mlp.h"
-#include "core/rng.h"
+#include "kernels/fused_mlp_common.cuh"
 #include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
+namespace fused_mlp {
+// The weight-stationary kernel's launch (kernels/fused_mlp_stationary.cu).
+void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape);
+}  // namespace fused_mlp
+
 namespace {
 
 namespace cg = cooperative_groups;
+using namespace fused_mlp;
 
 constexpr int THREADS = 512;  // one block per SM: 16 warps
-constexpr int MAX_HIDDEN = static_cast<int>(FUSED_MLP_MAX_LAYERS) - 1;
-
-struct Layer {
-  int inputs, units;
-  int64_t offset;  // kernel (inputs x units), then bias (units), in p, m and v
-  bool relu;
-  float rate;  // dropout after it (0: none)
-  uint64_t seed;
-};
-
-struct Args {
-  Layer layer[FUSED_MLP_MAX_LAYERS];
-  int layers;  // the last is the head
-  AdamConfig adam;
-  float *p, *m, *v;
-  const float* x;
-  const int32_t* labels;
-  const int32_t* order;
-  int batch;
-  int64_t steps;
-  int32_t* counter;
-  float* out[MAX_HIDDEN];   // hidden layers' outputs (batch, units)
-  float* grad[MAX_HIDDEN];  // their gradients
-  float *dlogits, *row_loss, *row_hit;
-  float *loss_sum, *correct;
-  // ENGINE_FUSED_MLP_PHASES (see fused_mlp_steps): where block 0 writes the GPU's clock (ns)
-  // at each phase's start and end, CLOCK_MARKS per step for the first CLOCK_STEPS steps.
-  unsigned long long* clock;
-};
-constexpr int CLOCK_MARKS = 16, CLOCK_STEPS = 64;
-
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// d(out)/d(z) of a hidden layer at element i of its (batch, units) output, as the CPU
-// reference computes it: Dropout's keep * scale (the mask recomputed from its counter), times
-// ReLU's (out > 0; a dropped element's out is 0, and its factor is 0 either way).
-__device__ __forceinline__ float mask(const Layer& layer, const float* out, int64_t i,
-                                      uint32_t step) {
-  float d = layer.relu && !(out[i] > 0.0f) ? 0.0f : 1.0f;
-  if (layer.rate > 0.0f) {
-    const bool keep = dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
-    d = keep ? d * (1.0f / (1.0f - layer.rate)) : 0.0f;
-  }
-  return d;
-}
-
 constexpr int WARPS = THREADS / 32;
 
 // out(r, c) = sum_k a(r, k) b(k, c) for rows x cols outputs, over the whole grid. A tile is
@@ -168,15 +128,8 @@ __device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_
       [&](int r, int k) { return input_row(a, rows, l, r)[k]; },
       [&](int k, int c) { return w[int64_t{k} * layer.units + c]; },
       [&](int r, int c, float z) {
-        z += w[int64_t{layer.inputs} * layer.units + c];
-        float y = layer.relu ? fmaxf(z, 0.0f) : z;
-        if (layer.rate > 0.0f) {
-          const int64_t i = int64_t{r} * layer.units + c;
-          const bool keep =
-              dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
-          y = keep ? y * (1.0f / (1.0f - layer.rate)) : 0.0f;
-        }
-        out[int64_t{r} * layer.units + c] = y;
+        const int64_t i = int64_t{r} * layer.units + c;
+        out[i] = activate(layer, z + w[int64_t{layer.inputs} * layer.units + c], i, step);
       },
       partial);
 }
@@ -210,14 +163,7 @@ __device__ void head(const Args& a, const int32_t* rows, uint32_t step, float* p
       // The first maximum (the larger logit wins, a tie the lower class, as count_correct).
       float top = lane < classes ? z : -INFINITY;
       int best = lane;
-      for (int offset = 16; offset > 0; offset /= 2) {
-        const float other = __shfl_xor_sync(0xffffffffu, top, offset);
-        const int other_best = __shfl_xor_sync(0xffffffffu, best, offset);
-        if (other > top || (other == top && other_best < best)) {
-          top = other;
-          best = other_best;
-        }
-      }
+      warp_first_maximum(top, best);
       float sum = lane < classes ? expf(z - top) : 0.0f;
       for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
       const float lse = top + logf(sum);
@@ -242,7 +188,7 @@ __device__ void head(const Args& a, const int32_t* rows, uint32_t step, float* p
         float g = 0.0f;
         for (int c = 0; c < classes; ++c) g += partial[c] * wk[c];
         const int64_t i = int64_t{r} * layer.inputs + k;
-        a.grad[h - 1][i] = g * mask(below, a.out[h - 1], i, step);
+        a.grad[h - 1][i] = g * dropout_relu_factor(below, a.out[h - 1][i], i, step);
       }
     }
     __syncthreads();  // partial is read before the next row overwrites it
@@ -261,7 +207,7 @@ __device__ void input_gradient(const Args& a, int l, uint32_t step, float* parti
       [&](int c, int k) { return w[int64_t{k} * layer.units + c]; },
       [&](int r, int k, float sum) {
         const int64_t i = int64_t{r} * layer.inputs + k;
-        a.grad[l - 1][i] = sum * mask(below, a.out[l - 1], i, step);
+        a.grad[l - 1][i] = sum * dropout_relu_factor(below, a.out[l - 1][i], i, step);
       },
       partial);
 }
@@ -279,11 +225,11 @@ __device__ void adam_layer(const Args& a, const int32_t* rows, int l, float lr_t
       [&](int r, int u) { return g[int64_t{r} * layer.units + u]; },
       [&](int k, int u, float grad) {
         const int64_t i = layer.offset + int64_t{k} * layer.units + u;
-        const float m = c.beta1 * a.m[i] + (1.0f - c.beta1) * grad;
-        const float v = c.beta2 * a.v[i] + (1.0f - c.beta2) * grad * grad;
+        float p = a.p[i], m = a.m[i], v = a.v[i];
+        adam_apply(p, m, v, grad, c, lr_t);
+        a.p[i] = p;
         a.m[i] = m;
         a.v[i] = v;
-        a.p[i] -= lr_t * m / (sqrtf(v) + c.epsilon);
       },
       partial);
 }
@@ -297,28 +243,15 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
   for (int64_t s = 0; s < a.steps; ++s) {
     const int32_t* rows = a.order + s * a.batch;
     const auto step = static_cast<uint32_t>(first_step + s);
-    if (threadIdx.x == 0) {  // Adam's step size for t = step + 1, in double (adam_step_size)
-      const double t = static_cast<double>(first_step + s) + 1.0;
-      lr_t = static_cast<float>(a.adam.learning_rate *
-                                sqrt(1.0 - pow(static_cast<double>(a.adam.beta2), t)) /
-                                (1.0 - pow(static_cast<double>(a.adam.beta1), t)));
-    }
+    if (threadIdx.x == 0) lr_t = static_cast<float>(adam_step_size(a.adam, first_step + s + 1));
     __syncthreads();  // lr_t is set (the barriers below order the rest)
-    // Block 0's clock: mark 2i when its part of phase i is done, 2i + 1 when the barrier
-    // after it lets it go (so 2i + 1 - 2i is its wait for the slowest block).
-    int marks = 0;
-    const auto mark = [&] {
-      if (a.clock != nullptr && blockIdx.x == 0 && threadIdx.x == 0 && s < CLOCK_STEPS) {
-        a.clock[s * CLOCK_MARKS + marks] = global_ns();
-      }
-      ++marks;
-    };
+    PhaseClock clock(a, s);
     const auto barrier = [&] {
-      mark();
+      clock.mark();
       grid.sync();
-      mark();
+      clock.mark();
     };
-    mark();
+    clock.mark();
 
     for (int l = 0; l + 1 < a.layers; ++l) {
       forward_layer(a, rows, l, step, partial);
@@ -357,21 +290,20 @@ int grid_blocks() {
   return blocks;
 }
 
-// Block 0's mean time per phase over the clocked steps after the first: its own work, then
-// its wait at the barrier.
-void print_phases(const Args& a, std::vector<unsigned long long>& clock, int64_t steps) {
-  CHECK_CUDA(cudaMemcpyAsync(clock.data(), a.clock, clock.size() * sizeof(unsigned long long),
+}  // namespace
+
+namespace fused_mlp {
+
+void print_phases(const char* kernel, const std::vector<std::string>& phases,
+                  const unsigned long long* device_clock, int64_t steps) {
+  std::vector<unsigned long long> clock(static_cast<size_t>(steps * CLOCK_MARKS));
+  CHECK_CUDA(cudaMemcpyAsync(clock.data(), device_clock, clock.size() * sizeof(clock[0]),
                              cudaMemcpyDeviceToHost, stream()));
   CHECK_CUDA(cudaStreamSynchronize(stream()));
-  std::vector<std::string> names;
-  for (int l = 0; l + 1 < a.layers; ++l) names.push_back("forward " + std::to_string(l));
-  names.push_back("head");
-  for (int l = a.layers - 2; l >= 1; --l) names.push_back("backward " + std::to_string(l));
-  names.push_back("adam");
-  std::fprintf(stderr, "fused_mlp phases, block 0, mean of %lld steps (us): ",
+  std::fprintf(stderr, "fused_mlp (%s kernel) phases, block 0, mean of %lld steps (us): ", kernel,
                static_cast<long long>(steps - 1));
   double total = 0.0;
-  for (size_t p = 0; p < names.size(); ++p) {
+  for (size_t p = 0; p < phases.size(); ++p) {
     double work = 0.0, wait = 0.0;
     for (int64_t s = 1; s < steps; ++s) {
       const unsigned long long* m = clock.data() + s * CLOCK_MARKS;
@@ -379,10 +311,32 @@ void print_phases(const Args& a, std::vector<unsigned long long>& clock, int64_t
       wait += static_cast<double>(m[2 * p + 2] - m[2 * p + 1]);
     }
     const double n = static_cast<double>(steps - 1) * 1e3;
-    std::fprintf(stderr, "%s %.2f + barrier %.2f; ", names[p].c_str(), work / n, wait / n);
+    std::fprintf(stderr, "%s %.2f + barrier %.2f; ", phases[p].c_str(), work / n, wait / n);
     total += (work + wait) / n;
   }
   std::fprintf(stderr, "step %.2f\n", total);
+}
+
+}  // namespace fused_mlp
+
+namespace {
+
+void launch_streaming(const Args& a) {
+  void* arguments[] = {const_cast<Args*>(&a)};
+  CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fused_mlp_kernel),
+                                         dim3(static_cast<unsigned>(grid_blocks())), dim3(THREADS),
+                                         arguments, 0, stream()));
+  CHECK_LAUNCH();
+}
+
+// The phases the streaming kernel's clock marks, in order.
+std::vector<std::string> streaming_phases(int layers) {
+  std::vector<std::string> names;
+  for (int l = 0; l + 1 < layers; ++l) names.push_back("forward " + std::to_string(l));
+  names.push_back("head");
+  for (int l = layers - 2; l >= 1; --l) names.push_back("backward " + std::to_string(l));
+  names.push_back("adam");
+  return names;
 }
 
 }  // namespace
@@ -395,6 +349,21 @@ bool fused_mlp_supported() {
     return cooperative != 0 && grid_blocks() > 0;
   }();
   return supported;
+}
+
+int64_t fused_mlp_shared_bytes_per_block() {
+  static const int bytes = [] {
+    int device = 0, optin = 0;
+    CHECK_CUDA(cudaGetDevice(&device));
+    CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return optin;
+  }();
+  return bytes;
+}
+
+FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch) {
+  return engine::fused_mlp_stationary_shape(plan, batch, multiprocessor_count(),
+                                            fused_mlp_shared_bytes_per_block());
 }
 
 void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor& v,
@@ -432,19 +401,29 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
+  // The stationary kernel where it takes the plan, else the streaming one.
+  const FusedMlpStationaryShape shape = fused_mlp_stationary_shape(plan, batch);
+  const bool stationary = shape.why_not.empty();
+
   // ENGINE_FUSED_MLP_PHASES=1: where the steps' time goes, printed to stderr after the call
   // (a diagnostic for docs/FUSED_MLP.md; it waits for the device).
   static const bool phases = std::getenv("ENGINE_FUSED_MLP_PHASES") != nullptr;
   const int64_t clocked = phases ? std::min<int64_t>(steps, CLOCK_STEPS) : 0;
-  std::vector<unsigned long long> clock(static_cast<size_t>(clocked * CLOCK_MARKS));
-  if (clocked > 0) CHECK_CUDA(cudaMalloc(&a.clock, clock.size() * sizeof(unsigned long long)));
-
-  void* arguments[] = {&a};
-  CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fused_mlp_kernel),
-                                         dim3(static_cast<unsigned>(grid_blocks())), dim3(THREADS),
-                                         arguments, 0, stream()));
-  CHECK_LAUNCH();
-  if (clocked > 1) print_phases(a, clock, clocked);
+  if (clocked > 0) {
+    CHECK_CUDA(cudaMalloc(&a.clock, static_cast<size_t>(clocked * CLOCK_MARKS) *
+                                        sizeof(unsigned long long)));
+  }
+  if (stationary) {
+    launch_stationary(a, shape);
+  } else {
+    launch_streaming(a);
+  }
+  if (clocked > 1) {
+    print_phases(stationary ? "stationary" : "streaming",
+                 stationary ? std::vector<std::string>{"forward", "head and Adam"}
+                            : streaming_phases(a.layers),
+                 a.clock, clocked);
+  }
   if (clocked > 0) CHECK_CUDA(cudaFree(a.clock));
 }
 

@@ -21,21 +21,15 @@ __global__ void adam_kernel(float* __restrict__ p, const float* __restrict__ g,
                             float* __restrict__ m1, float* __restrict__ m2, int64_t n,
                             AdamConfig c, const int32_t* __restrict__ step) {
   __shared__ float lr_t;
-  if (threadIdx.x == 0) {
-    // lr_t as adam_step_size() computes it (core/ops/optimizers.cpp), for t = step + 1.
-    const double t = static_cast<double>(*step) + 1.0;
-    lr_t = static_cast<float>(c.learning_rate * sqrt(1.0 - pow(static_cast<double>(c.beta2), t)) /
-                              (1.0 - pow(static_cast<double>(c.beta1), t)));
-  }
+  if (threadIdx.x == 0) lr_t = static_cast<float>(adam_step_size(c, int64_t{*step} + 1));
   __syncthreads();  // lr_t is set before any thread uses it
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const float gi = g[i];
-    const float m = c.beta1 * m1[i] + (1.0f - c.beta1) * gi;
-    const float v = c.beta2 * m2[i] + (1.0f - c.beta2) * gi * gi;
+    float pi = p[i], m = m1[i], v = m2[i];
+    adam_apply(pi, m, v, g[i], c, lr_t);
     m1[i] = m;
     m2[i] = v;
-    p[i] -= lr_t * m / (sqrtf(v) + c.epsilon);
+    p[i] = pi;
   }
 }
 

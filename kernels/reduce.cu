@@ -12,6 +12,7 @@
 // value is read on the device): memory-bound above ~100k elements, launch-bound below.
 #include "core/ops/reduce.h"
 #include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
 namespace {
@@ -64,15 +65,7 @@ __global__ void count_correct_kernel(const float* __restrict__ logits,
         best_col = c;
       }
     }
-    for (int offset = 16; offset > 0; offset /= 2) {
-      const float other = __shfl_xor_sync(0xffffffffu, best, offset);
-      const int64_t other_col = __shfl_xor_sync(0xffffffffu, best_col, offset);
-      // The larger value wins; on a tie the lower column, like numpy's argmax.
-      if (other > best || (other == best && other_col < best_col)) {
-        best = other;
-        best_col = other_col;
-      }
-    }
+    warp_first_maximum(best, best_col);
     if (lane == 0 && best_col == labels[r]) atomicAdd(&hits, 1);
   }
   __syncthreads();  // every warp's hit is in before the block reports

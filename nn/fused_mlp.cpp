@@ -13,7 +13,8 @@ namespace engine::nn {
 
 FusedMlpLimits fused_mlp_limits(Device device) {
   const DeviceServices& services = device_services(device);
-  return {services.fused_mlp_state_bytes(), services.tf32()};
+  const DeviceServices::FusedMlpRoom room = services.fused_mlp_room();
+  return {room.l2_bytes, services.tf32(), room.sms, room.shared_bytes_per_block};
 }
 
 namespace {
@@ -84,8 +85,10 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
   if (!choice.why_not.empty()) return choice;
   choice.mlp = true;
   const int64_t state = 3 * model.parameter_count() * int64_t{sizeof(float)};
+  const FusedMlpStationaryShape stationary = fused_mlp_stationary_shape(
+      choice.plan, options.batch_size, limits.sms, limits.shared_bytes);
   const auto why_not = [&]() -> std::string {
-    if (!options.fused) return "not asked for (--fused)";
+    if (options.fused == FusedUse::Off) return "--no-fused";
     if (!options.use_graph) return "--no-graph launches every kernel from the host";
     if (limits.state_bytes == 0) return "this device cannot run it (it needs a GPU with cooperative launches)";
     if (limits.tf32) return "--tf32: the fused kernel computes in FP32 only";
@@ -98,9 +101,14 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
       return "the parameters and Adam's moments (" + megabytes(state) +
              ") are larger than the GPU's L2 cache (" + megabytes(limits.state_bytes) + ")";
     }
+    if (options.fused == FusedUse::Auto && !stationary.why_not.empty()) {
+      return "the weight-stationary kernel does not take it (" + stationary.why_not +
+             "); --fused runs the streaming one";
+    }
     return "";
   }();
   choice.use = why_not.empty();
+  choice.stationary = choice.use && stationary.why_not.empty();
   choice.why_not = why_not;
   return choice;
 }

@@ -4,13 +4,15 @@
 //
 // It applies to [Flatten] -> Dense (ReLU or none) [-> Dropout] ... -> Dense head (softmax or
 // none), at most FUSED_MLP_MAX_LAYERS Dense layers and FUSED_MLP_MAX_CLASSES classes, trained
-// with sparse categorical cross-entropy and Adam on data resident on the device. It is used
-// where it is asked for (FitOptions::fused, --fused), applies, and nothing needs the op-by-op
-// path: not with --no-graph,
-// --tf32 (the kernel computes in FP32), --breakdown or a NaN check (which time or check each
-// op), callbacks (which may act after any step), data-parallel ranks, or a device that cannot
-// run it or keep the model's state in its L2 cache. Each refusal is one line, which the run
-// header prints where --fused asked for the kernel.
+// with sparse categorical cross-entropy and Adam on data resident on the device. By default
+// (FusedUse::Auto) it is used where the weight-stationary kernel takes the model (one hidden
+// layer whose weights fit the SMs' shared memory: core/ops/fused_mlp.h), which is faster than
+// the CUDA graph; with --fused (On) also in the streaming kernel, for any MLP; never with
+// --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 (the
+// kernels compute in FP32), --breakdown or a NaN check (which time or check each op),
+// callbacks (which may act after any step), data-parallel ranks, or a device that cannot run
+// it or keep the model's state in its L2 cache. Each refusal is one line, which the run
+// header prints.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,12 +34,15 @@ struct FusedMlpLimits {
   // them close to the SMs from step to step (a larger model is faster op by op).
   int64_t state_bytes = 0;
   bool tf32 = false;  // TF32 matmuls asked for (--tf32)
+  // The weight-stationary kernel's room: SMs (a block each) and shared memory a block.
+  int64_t sms = 0, shared_bytes = 0;
 };
 FusedMlpLimits fused_mlp_limits(Device device);
 
 struct FusedMlpChoice {
   bool mlp = false;   // the model and its loss and optimizer are what the kernel runs
   bool use = false;   // ... and this run takes it
+  bool stationary = false;  // where use: in the weight-stationary kernel (else the streaming)
   std::string why_not;  // where !use: one line (for a model it does not run, what in it)
   FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
 };

@@ -95,6 +95,9 @@ class BatchSource {
 
 struct TrainingState;
 
+// Where fit() runs an MLP's steps in a fused kernel (FitOptions::fused, nn/fused_mlp.h).
+enum class FusedUse { Auto, On, Off };
+
 struct FitOptions {
   int epochs = 1;
   int64_t batch_size = 32;
@@ -107,11 +110,12 @@ struct FitOptions {
   // Record one full-batch training step as a CUDA graph and replay it for every full batch
   // (where the device can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
-  // An MLP's steps in the fused kernel, many steps a launch, where the model and the run allow
-  // it (nn/fused_mlp.h says when); false: op by op (replayed as a graph with use_graph). Off by
-  // default: faster than the graph on the seed's small model, slower on the wide one
-  // (docs/FUSED_MLP.md).
-  bool fused = false;
+  // An MLP's steps in a fused kernel, many steps a launch, where the model and the run allow
+  // it (nn/fused_mlp.h says when): Auto where the weight-stationary kernel takes the model (the
+  // seed's small model: twice the graph's speed), On wherever a fused kernel does (the streaming
+  // one is slower than the graph on wide models: docs/FUSED_MLP.md), Off never. Otherwise, op
+  // by op (replayed as a graph with use_graph).
+  FusedUse fused = FusedUse::Auto;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`
   // epochs and after the last (0: none of those), and one when `stop_signal` asks it to stop.
@@ -263,6 +267,7 @@ struct History {
   // Whether the steps ran in the fused MLP kernel (nn/fused_mlp.h); where the model is an MLP
   // it could run but the run did not take it, why not (one line; empty otherwise).
   bool fused = false;
+  std::string fused_kernel;  // where fused: "stationary" or "streaming" (core/ops/fused_mlp.h)
   std::string fused_why_not;
 };
 

@@ -30,7 +30,7 @@ struct FusedCase {
 
 // The seed's small and (narrowed) wide models, and odd shapes: widths that are no multiple of
 // 4, batch 1 and 33, a head of 1 to 32 classes, no hidden layer, three of them, no dropout,
-// no activation.
+// no activation, several hidden units a block of the weight-stationary kernel.
 inline const std::vector<FusedCase>& fused_cases() {
   static const std::vector<FusedCase> cases = {
       {"seed small 784-128-10, batch 32", 784, {128}, 10, 0.2f, 32, 200, 4},
@@ -40,6 +40,8 @@ inline const std::vector<FusedCase>& fused_cases() {
       {"three hidden layers, 32 classes", 30, {20, 19, 21}, 32, 0.1f, 8, 40, 3},
       {"the head alone, 1 class", 12, {}, 1, 0.0f, 4, 20, 3},
       {"no dropout, no activation", 50, {33}, 10, 0.0f, 16, 64, 2, false},
+      {"100-300-10: 4 units a block on 132 SMs", 100, {300}, 10, 0.2f, 32, 64, 3},
+      {"odd widths 37-45-5, batch 7", 37, {45}, 5, 0.3f, 7, 30, 4},
   };
   return cases;
 }
@@ -94,6 +96,7 @@ inline void train_fused(nn::Sequential& model, const nn::Dataset& data,
                         const std::vector<int32_t>& order, const FusedCase& c,
                         nn::RunningMetrics& metrics) {
   nn::FitOptions options;
+  options.fused = nn::FusedUse::On;
   const nn::FusedMlpChoice choice =
       nn::choose_fused_mlp(model, options, true, nn::FusedMlpLimits{int64_t{1} << 40, false});
   REQUIRE_MESSAGE(choice.mlp, c.name);

@@ -35,8 +35,11 @@ TEST_CASE("the CPU reference of the fused steps trains as the op-by-op steps do"
 
 namespace {
 constexpr int64_t LARGE_L2 = int64_t{50} << 20;
+// An H100's room for the stationary kernel: 132 SMs, 227 KiB of shared memory a block.
+constexpr int64_t H100_SMS = 132, H100_SHARED = 227 * 1024;
+const nn::FusedMlpLimits H100{LARGE_L2, false, H100_SMS, H100_SHARED};
 nn::FusedMlpChoice choice_for(nn::Sequential& model, const nn::FitOptions& options,
-                              nn::FusedMlpLimits limits = {LARGE_L2, false}, bool resident = true) {
+                              nn::FusedMlpLimits limits = H100, bool resident = true) {
   return nn::choose_fused_mlp(model, options, resident, limits);
 }
 }  // namespace
@@ -44,10 +47,11 @@ nn::FusedMlpChoice choice_for(nn::Sequential& model, const nn::FitOptions& optio
 TEST_CASE("the fused kernel is taken where the model and the run allow it, else one line says why") {
   nn::Sequential mlp = toy_model();  // Flatten -> Dense(16, relu) -> Dropout -> Dense(2, softmax)
   nn::FitOptions plain;
-  plain.fused = true;
+  plain.fused = nn::FusedUse::On;
   const nn::FusedMlpChoice yes = choice_for(mlp, plain);
   CHECK(yes.mlp);
   CHECK(yes.use);
+  CHECK(yes.stationary);
   REQUIRE(yes.plan.layers.size() == 2);
   CHECK(yes.plan.layers[0].dropout_rate == 0.25f);
   CHECK(yes.plan.layers[0].relu);
@@ -61,23 +65,24 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
   };
   nn::FitOptions no_fused = plain, no_graph = plain, breakdown = plain, nan_check = plain,
                  callbacks = plain;
-  no_fused.fused = false;
+  no_fused.fused = nn::FusedUse::Off;
   no_graph.use_graph = false;
   breakdown.breakdown = true;
   nan_check.check_numerics = true;
   callbacks.callbacks.push_back(std::make_shared<nn::Callback>());
   const Refusal refusals[] = {
-      {"not asked for (--fused)", no_fused, {LARGE_L2, false}, true},
-      {"--no-graph launches every kernel from the host", no_graph, {LARGE_L2, false}, true},
-      {"this device cannot run it (it needs a GPU with cooperative launches)", plain, {0, false}, true},
-      {"--tf32: the fused kernel computes in FP32 only", plain, {LARGE_L2, true}, true},
-      {"--breakdown times the ops one by one", breakdown, {LARGE_L2, false}, true},
-      {"the NaN check looks at every step's gradients", nan_check, {LARGE_L2, false}, true},
-      {"callbacks may act after any step", callbacks, {LARGE_L2, false}, true},
-      {"its batches do not come from a float data set on the device", plain, {LARGE_L2, false}, false},
+      {"--no-fused", no_fused, H100, true},
+      {"--no-graph launches every kernel from the host", no_graph, H100, true},
+      {"this device cannot run it (it needs a GPU with cooperative launches)", plain, {}, true},
+      {"--tf32: the fused kernel computes in FP32 only", plain,
+       {LARGE_L2, true, H100_SMS, H100_SHARED}, true},
+      {"--breakdown times the ops one by one", breakdown, H100, true},
+      {"the NaN check looks at every step's gradients", nan_check, H100, true},
+      {"callbacks may act after any step", callbacks, H100, true},
+      {"its batches do not come from a float data set on the device", plain, H100, false},
       // 146 parameters and two moments: 1,752 bytes; a GPU with a 1 KB L2 falls back.
       {"the parameters and Adam's moments (0.0 MB) are larger than the GPU's L2 cache (0.0 MB)",
-       plain, {1024, false}, true},
+       plain, {1024, false, H100_SMS, H100_SHARED}, true},
   };
   for (const Refusal& r : refusals) {
     const nn::FusedMlpChoice no = choice_for(mlp, r.options, r.limits, r.resident);
@@ -85,6 +90,86 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
     CHECK_FALSE(no.use);
     CHECK(no.why_not == r.why);
   }
+}
+
+TEST_CASE("by default the fused kernel is taken where the weight-stationary kernel takes the model") {
+  nn::Sequential one_hidden = toy_model();  // 6 -> 16 -> 2
+  nn::Sequential two_hidden = fused_case_model(fused_cases()[2], Device::cpu());  // 784-200-200-10
+  const nn::FitOptions automatic;  // FusedUse::Auto
+  nn::FitOptions on;
+  on.fused = nn::FusedUse::On;
+  const nn::FusedMlpChoice small = choice_for(one_hidden, automatic);
+  CHECK(small.use);
+  CHECK(small.stationary);
+  const nn::FusedMlpChoice wide = choice_for(two_hidden, automatic);
+  CHECK(wide.mlp);
+  CHECK_FALSE(wide.use);
+  CHECK(wide.why_not ==
+        "the weight-stationary kernel does not take it (it takes one hidden layer, not 2); "
+        "--fused runs the streaming one");
+  const nn::FusedMlpChoice forced = choice_for(two_hidden, on);
+  CHECK(forced.use);
+  CHECK_FALSE(forced.stationary);
+  // On the CPU (no room at all), the default says why not, as --fused does.
+  CHECK(choice_for(one_hidden, automatic, {}).why_not ==
+        "this device cannot run it (it needs a GPU with cooperative launches)");
+}
+
+TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and shared memory, or why not") {
+  const auto plan = [](int64_t inputs, std::vector<int64_t> hidden, int64_t classes) {
+    FusedMlpPlan p;
+    for (const int64_t units : hidden) {
+      p.layers.push_back({inputs, units, 0, true, 0.2f, 1});
+      inputs = units;
+    }
+    p.layers.push_back({inputs, classes, 0, false, 0.0f, 0});
+    return p;
+  };
+  struct Case {
+    const char* name;
+    FusedMlpPlan plan;
+    int64_t batch, sms, shared;
+    int64_t columns, blocks;  // where it fits
+    const char* why_not;      // where it does not
+  };
+  const Case cases[] = {
+      {"seed small on an H100", plan(784, {128}, 10), 32, 132, H100_SHARED, 1, 128, ""},
+      {"100-300-10: 4 units a block", plan(100, {300}, 10), 32, 132, H100_SHARED, 4, 75, ""},
+      {"784-300-10 does not fit", plan(784, {300}, 10), 32, 132, H100_SHARED, 0, 0,
+       "a block's share (243 KiB) is more than its 227 KiB of shared memory"},
+      {"batch 1, 3 units", plan(20, {3}, 3), 1, 132, H100_SHARED, 1, 3, ""},
+      {"seed small on 28 SMs with 99 KiB", plan(784, {128}, 10), 32, 28, 99 * 1024, 0, 0,
+       "a block's share (235 KiB) is more than its 99 KiB of shared memory"},
+      {"64-128-10, batch 16, on 28 SMs", plan(64, {128}, 10), 16, 28, 99 * 1024, 8, 16, ""},
+      {"two hidden layers", plan(784, {200, 200}, 10), 32, 132, H100_SHARED, 0, 0,
+       "it takes one hidden layer, not 2"},
+      {"the head alone", plan(12, {}, 2), 4, 132, H100_SHARED, 0, 0,
+       "it takes one hidden layer, not 0"},
+      {"batch 33", plan(784, {100}, 7), 33, 132, H100_SHARED, 0, 0,
+       "it takes batches of up to 32 rows, not 33"},
+      {"20 classes", plan(30, {20}, 20), 8, 132, H100_SHARED, 0, 0,
+       "it takes up to 16 classes, not 20"},
+      {"1000 units on 16 SMs", plan(784, {1000}, 10), 32, 16, H100_SHARED, 0, 0,
+       "its 1000 hidden units are more than 16 a block on 16 SMs"},
+      {"rows larger than shared memory", plan(8192, {64}, 10), 32, 132, H100_SHARED, 0, 0,
+       "the batch's rows alone are more than a block's shared memory"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const FusedMlpStationaryShape shape =
+        fused_mlp_stationary_shape(c.plan, c.batch, c.sms, c.shared);
+    CHECK(shape.why_not == c.why_not);
+    CHECK(shape.columns == c.columns);
+    CHECK(shape.blocks == c.blocks);
+    if (shape.why_not.empty()) {
+      CHECK(shape.shared_bytes > 0);
+      CHECK(shape.shared_bytes <= c.shared);
+    }
+  }
+  // The seed's small model: 100 KB of rows, 9 KB of own unit, 15 KB of head, 17 KB of hidden
+  // output, 25 KB of the head's sums: 174 KB of an H100's 227 KiB.
+  CHECK(fused_mlp_stationary_shape(plan(784, {128}, 10), 32, 132, H100_SHARED).shared_bytes ==
+        173'584);
 }
 
 TEST_CASE("the kernel reads float inputs picked in an order on the device") {
@@ -140,7 +225,7 @@ TEST_CASE("fit's fused launches: the warm-up's steps alone, then up to 256, neve
   nn::FitOptions options;
   options.batch_size = c.batch;
   options.seed = 4;
-  options.fused = true;
+  options.fused = nn::FusedUse::On;
   nn::Sequential fused = fused_case_model(c, Device::cpu());
   nn::ResidentBatches source(data, options, Device::cpu());
   nn::FitRun run(fused, source, options);
@@ -150,7 +235,7 @@ TEST_CASE("fit's fused launches: the warm-up's steps alone, then up to 256, neve
   source.start_epoch(1, run.steps, c.batch, 0);
   const std::vector<int32_t> order = source.epoch_order()->to_int_vector();
   const nn::FusedMlpChoice choice =
-      nn::choose_fused_mlp(fused, options, true, nn::FusedMlpLimits{int64_t{1} << 40, false});
+      nn::choose_fused_mlp(fused, options, true, H100);
   REQUIRE(choice.use);
   nn::FusedSteps steps(run, choice.plan);
   std::vector<int64_t> ends;

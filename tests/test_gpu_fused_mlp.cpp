@@ -1,12 +1,15 @@
-// The fused MLP kernel (kernels/fused_mlp.cu) on the GPU: against the op-by-op steps on the
-// GPU and against the CPU reference over the table of tests/fused_mlp_cases.h; the same bits
-// on every run; fit() taking it (History::fused) with the op-by-op path's epochs to float
+// The fused MLP kernels (kernels/fused_mlp.cu, the streaming one, and
+// kernels/fused_mlp_stationary.cu, which the plans of one hidden layer take) on the GPU: each
+// against the op-by-op steps on the GPU and against the CPU reference over the table of
+// tests/fused_mlp_cases.h; the same bits on every run; fit() taking it (History::fused) with the op-by-op path's epochs to float
 // rounding, a partial last batch included; and a checkpoint of a fused run resumed by a fused
 // run ending bit for bit where the straight run ends. Without a GPU: skipped (exit 77).
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <sstream>
 
 #include "fused_mlp_cases.h"
@@ -19,12 +22,27 @@ namespace {
 const Device GPU = Device::cuda();
 
 bool fused_here() { return nn::fused_mlp_limits(GPU).state_bytes > 0; }
-}  // namespace
 
-TEST_CASE("the fused kernel trains as the op-by-op steps and the CPU reference do, the same bits every run") {
-  REQUIRE(fused_here());
+// ENGINE_FUSED_MLP_KERNEL=streaming while it lives (core/ops/fused_mlp.cpp reads it each call).
+struct StreamingOnly {
+  StreamingOnly() { setenv("ENGINE_FUSED_MLP_KERNEL", "streaming", 1); }
+  ~StreamingOnly() { unsetenv("ENGINE_FUSED_MLP_KERNEL"); }
+  StreamingOnly(const StreamingOnly&) = delete;
+  StreamingOnly& operator=(const StreamingOnly&) = delete;
+};
+
+// Every case of the table: the fused kernel against the op-by-op steps on the GPU and the CPU
+// reference, and against itself run again.
+void check_fused_table() {
   for (const FusedCase& c : fused_cases()) {
     CAPTURE(c.name);
+    nn::Sequential probe = fused_case_model(c, GPU);
+    nn::FitOptions on;
+    on.fused = nn::FusedUse::On;
+    const nn::FusedMlpLimits limits = nn::fused_mlp_limits(GPU);
+    const FusedMlpPlan plan = nn::choose_fused_mlp(probe, on, true, limits).plan;
+    const std::string why_not =
+        fused_mlp_stationary_shape(plan, c.batch, limits.sms, limits.shared_bytes).why_not;
     const nn::Dataset gpu_data = fused_case_data(c, GPU), cpu_data = fused_case_data(c, Device::cpu());
     const std::vector<int32_t> order = fused_case_order(c);
     nn::Sequential ops = fused_case_model(c, GPU), fused = fused_case_model(c, GPU),
@@ -37,8 +55,9 @@ TEST_CASE("the fused kernel trains as the op-by-op steps and the CPU reference d
     const std::vector<float> w = fused.parameters().values.to_vector();
     const double vs_ops = worst_relative(w, ops.parameters().values.to_vector());
     const double vs_cpu = worst_relative(w, reference.parameters().values.to_vector());
-    std::printf("%-36s worst |diff| / (1e-3 + |w|): vs GPU op by op %.2e, vs CPU reference %.2e\n",
-                c.name, vs_ops, vs_cpu);
+    std::printf("%-40s %-10s vs GPU op by op %.2e, vs CPU reference %.2e%s%s\n", c.name,
+                why_not.empty() ? "stationary" : "streaming", vs_ops, vs_cpu,
+                why_not.empty() ? "" : ": ", why_not.c_str());
     CHECK(vs_ops < 1e-3);
     CHECK(vs_cpu < 1e-3);
     CHECK(w == again.parameters().values.to_vector());
@@ -48,13 +67,26 @@ TEST_CASE("the fused kernel trains as the op-by-op steps and the CPU reference d
     CHECK(fused_m.loss() == again_m.loss());
   }
 }
+}  // namespace
+
+TEST_CASE("each plan's own kernel trains as the op-by-op steps and the CPU reference do, the same bits every run") {
+  REQUIRE(fused_here());
+  std::printf("worst |diff| / (1e-3 + |w|) of the weights:\n");
+  check_fused_table();
+}
+
+TEST_CASE("the streaming kernel, every plan forced to it, trains as the op-by-op steps do") {
+  REQUIRE(fused_here());
+  StreamingOnly only;
+  check_fused_table();
+}
 
 namespace {
 // The seed's small model on 1,000 random 28 x 28 "images", batch 32: 31 full steps and a
 // partial one of 8 rows per epoch.
 const FusedCase FIT_CASE{"fit", 784, {128}, 10, 0.2f, 32, 1000, 0};
 
-nn::FitOptions fit_options(int epochs, bool fused, std::ostream& log) {
+nn::FitOptions fit_options(int epochs, nn::FusedUse fused, std::ostream& log) {
   nn::FitOptions options;
   options.epochs = epochs;
   options.batch_size = FIT_CASE.batch;
@@ -70,11 +102,12 @@ TEST_CASE("fit takes the fused kernel for an MLP and reports the epochs the op-b
   const nn::Dataset data = fused_case_data(FIT_CASE, GPU);
   std::ostringstream log;
   nn::Sequential fused = fused_case_model(FIT_CASE, GPU), ops = fused_case_model(FIT_CASE, GPU);
-  const nn::History f = fused.fit(data, fit_options(3, true, log));
-  const nn::History o = ops.fit(data, fit_options(3, false, log));
+  const nn::History f = fused.fit(data, fit_options(3, nn::FusedUse::Auto, log));
+  const nn::History o = ops.fit(data, fit_options(3, nn::FusedUse::Off, log));
   CHECK(f.fused);
+  CHECK(f.fused_kernel == "stationary");
   CHECK_FALSE(o.fused);
-  CHECK(o.fused_why_not == "not asked for (--fused)");
+  CHECK(o.fused_why_not == "--no-fused");
   REQUIRE(f.epochs.size() == 3);
   for (size_t e = 0; e < 3; ++e) {
     CAPTURE(e);
@@ -93,16 +126,16 @@ TEST_CASE("a fused run's checkpoint, resumed fused, ends where the straight run 
   const std::string path =
       (std::filesystem::temp_directory_path() / "test_gpu_fused_mlp.ckpt").string();
   nn::Sequential straight = fused_case_model(FIT_CASE, GPU);
-  straight.fit(data, fit_options(2, true, log));
+  straight.fit(data, fit_options(2, nn::FusedUse::On, log));
 
   nn::Sequential first = fused_case_model(FIT_CASE, GPU);
-  nn::FitOptions one = fit_options(1, true, log);
+  nn::FitOptions one = fit_options(1, nn::FusedUse::On, log);
   one.checkpoint_path = path;
   one.checkpoint_every = 1;
   CHECK(first.fit(data, one).checkpoint_saved);
   nn::Sequential second = fused_case_model(FIT_CASE, GPU);
   const nn::TrainingState state = nn::load_checkpoint(second, path);
-  nn::FitOptions resuming = fit_options(2, true, log);
+  nn::FitOptions resuming = fit_options(2, nn::FusedUse::On, log);
   resuming.resume = &state;
   CHECK(second.fit(data, resuming).fused);
   CHECK(second.parameters().values.to_vector() == straight.parameters().values.to_vector());

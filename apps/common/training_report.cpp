@@ -117,8 +117,9 @@ void print_step_report(Device device, const nn::History& history) {
   if (device.is_cpu() || history.epochs.empty()) return;
   const MedianStep step = median_step_microseconds(history);
   if (history.fused) {
-    std::printf("Training step: the fused MLP kernel, up to %lld steps a launch, median %.1f "
-                "us/step %s\n",
+    std::printf("Training step: the fused MLP kernel (%s), up to %lld steps a launch, median "
+                "%.1f us/step %s\n",
+                history.fused_kernel.c_str(),
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH), step.microseconds,
                 median_basis(step));
   } else if (history.graph_replay) {
@@ -185,6 +186,7 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["median_step_after_warmup"] = step.after_warmup;
   record["graph_replay"] = history.graph_replay;
   record["fused_mlp"] = history.fused;  // the steps ran in the fused MLP kernel (nn/fused_mlp.h)
+  if (history.fused) record["fused_mlp_kernel"] = history.fused_kernel;
   record["kernels_per_step"] = history.kernels_per_step;
   record["capture_seconds"] = history.capture_seconds;
   record["peak_device_bytes"] = memory.peak_bytes;
@@ -197,10 +199,15 @@ void add_no_graph_flag(CLI::App& app, bool& no_graph) {
                "recorded CUDA graph per step (to see what the graph saves)");
 }
 
-void add_fused_flag(CLI::App& app, bool& fused) {
-  app.add_flag("--fused", fused,
-               "GPU: run the MLP's steps in the fused kernel, many steps a launch, instead of op "
-               "by op (one CUDA graph replay a step); docs/FUSED_MLP.md");
+void add_fused_flags(CLI::App& app, nn::FusedUse& fused) {
+  CLI::Option* on = app.add_flag_callback(
+      "--fused", [&fused] { fused = nn::FusedUse::On; },
+      "GPU: run the MLP's steps in a fused kernel, many steps a launch, wherever one takes the "
+      "model (by default only where the weight-stationary kernel does); docs/FUSED_MLP.md");
+  CLI::Option* off = app.add_flag_callback(
+      "--no-fused", [&fused] { fused = nn::FusedUse::Off; },
+      "GPU: never the fused kernel: op by op, one CUDA graph replay a step");
+  on->excludes(off);
 }
 
 Device start_training(CommonOptions& options) {
@@ -237,7 +244,7 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   fit.seed = options.seed;
   fit.validation = plan.validation;
   fit.use_graph = plan.use_graph;
-  fit.fused = plan.use_fused;
+  fit.fused = plan.fused;
   fit.breakdown = options.breakdown;
   // Keras' habits (nn/callbacks.h); --monitor's default needs validation data to mean val_loss.
   const std::string monitor =
@@ -253,16 +260,19 @@ nn::FitOptions fit_options(const CommonOptions& options, const TrainingPlan& pla
   return fit;
 }
 
-// The run header's word on the fused MLP kernel (nn/fused_mlp.h), where --fused asked for it:
-// that the steps run in it, or why not.
+// The run header's word on the fused MLP kernel (nn/fused_mlp.h): that the steps run in it, or
+// why not, where --fused or --no-fused was given or a GPU could run it on this model.
 void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
                         const nn::BatchSource& train, Device device) {
-  if (!fit.fused) return;
-  const nn::FusedMlpChoice choice = nn::choose_fused_mlp(
-      model, fit, nn::resident_float_data(train), nn::fused_mlp_limits(device));
+  const nn::FusedMlpLimits limits = nn::fused_mlp_limits(device);
+  const nn::FusedMlpChoice choice =
+      nn::choose_fused_mlp(model, fit, nn::resident_float_data(train), limits);
+  // By default, a word only where a GPU could have run the kernel on this model.
+  if (fit.fused == nn::FusedUse::Auto && !(choice.mlp && limits.state_bytes > 0)) return;
   if (choice.use) {
-    std::printf("Training step: the fused MLP kernel, up to %lld steps a launch "
+    std::printf("Training step: the fused MLP kernel (%s), up to %lld steps a launch "
                 "(docs/FUSED_MLP.md)\n",
+                choice.stationary ? "weight-stationary" : "streaming",
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
   } else {
     std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());

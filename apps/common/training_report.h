@@ -60,9 +60,9 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
 // --no-graph, which sets `no_graph`: launch every kernel from the host instead of replaying one
 // recorded CUDA graph per step.
 void add_no_graph_flag(CLI::App& app, bool& no_graph);
-// --fused, which sets `fused`: an MLP's steps in the fused kernel (nn/fused_mlp.h) instead of
-// op by op.
-void add_fused_flag(CLI::App& app, bool& fused);
+// --fused and --no-fused, which set `fused` (nn/fused_mlp.h): an MLP's steps in a fused kernel
+// wherever one takes it, or never; without either, where the weight-stationary kernel does.
+void add_fused_flags(CLI::App& app, nn::FusedUse& fused);
 
 // Refuses --epochs 0 without --load (a UsageError); with --gpus N in a process that is not a
 // rank yet, launches the ranks and throws RanksFinished when they end (rank_launcher.h);
@@ -76,7 +76,7 @@ struct TrainingPlan {
   nn::Loss loss = nn::Loss::SparseCategoricalCrossentropy;
   const nn::Dataset* validation = nullptr;  // validated on after every epoch; nullptr: none
   bool use_graph = true;                    // false: --no-graph
-  bool use_fused = false;                   // --fused (nn/fused_mlp.h)
+  nn::FusedUse fused = nn::FusedUse::Auto;  // --fused, --no-fused (nn/fused_mlp.h)
   int64_t eval_batch_size = 32;
   bool eval_progress = true;  // a progress bar while evaluating
   bool loss_first = false;    // "Test loss: L - test accuracy: A" instead of accuracy first

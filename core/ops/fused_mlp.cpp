@@ -1,6 +1,7 @@
 // The fused MLP steps' dispatch point and cost (core/ops/fused_mlp.h).
 #include "core/ops/fused_mlp.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "core/dispatch.h"
@@ -12,6 +13,58 @@ int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
   int64_t floats = 0;
   for (size_t l = 0; l + 1 < plan.layers.size(); ++l) floats += 2 * batch * plan.layers[l].units;
   return floats + batch * plan.layers.back().units + 2 * batch;
+}
+
+FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch,
+                                                   int64_t sms, int64_t shared_bytes) {
+  FusedMlpStationaryShape shape;
+  const auto refuse = [&shape](std::string why) {
+    shape.why_not = std::move(why);
+    return shape;
+  };
+  // ENGINE_FUSED_MLP_KERNEL=streaming leaves every plan to the streaming kernel, to compare
+  // the two (tests, docs/FUSED_MLP.md); read on every call, so a test can switch it.
+  const char* forced = std::getenv("ENGINE_FUSED_MLP_KERNEL");
+  if (forced != nullptr && std::string(forced) == "streaming") {
+    return refuse("ENGINE_FUSED_MLP_KERNEL=streaming");
+  }
+  if (plan.layers.size() != 2) {
+    return refuse("it takes one hidden layer, not " + std::to_string(plan.layers.size() - 1));
+  }
+  if (batch > FUSED_MLP_STATIONARY_MAX_ROWS) {
+    return refuse("it takes batches of up to " + std::to_string(FUSED_MLP_STATIONARY_MAX_ROWS) +
+                  " rows, not " + std::to_string(batch));
+  }
+  if (plan.layers.back().units > FUSED_MLP_STATIONARY_MAX_CLASSES) {
+    return refuse("it takes up to " + std::to_string(FUSED_MLP_STATIONARY_MAX_CLASSES) +
+                  " classes, not " + std::to_string(plan.layers.back().units));
+  }
+  const FusedMlpLayer& hidden = plan.layers.front();
+  if (batch * hidden.inputs > shared_bytes / int64_t{sizeof(float)}) {
+    return refuse("the batch's rows alone are more than a block's shared memory");
+  }
+  int64_t columns = 1;
+  while (columns * sms < hidden.units && columns < FUSED_MLP_STATIONARY_MAX_COLUMNS) columns *= 2;
+  if (columns * sms < hidden.units) {
+    return refuse("its " + std::to_string(hidden.units) + " hidden units are more than " +
+                  std::to_string(FUSED_MLP_STATIONARY_MAX_COLUMNS) + " a block on " +
+                  std::to_string(sms) + " SMs");
+  }
+  const int64_t bytes =
+      int64_t{sizeof(float)} *
+      fused_mlp_stationary_layout(static_cast<int>(batch), static_cast<int>(hidden.inputs),
+                                  static_cast<int>(hidden.units),
+                                  static_cast<int>(plan.layers.back().units),
+                                  static_cast<int>(columns))
+          .floats;
+  if (bytes > shared_bytes) {
+    return refuse("a block's share (" + std::to_string(bytes / 1024) + " KiB) is more than its " +
+                  std::to_string(shared_bytes / 1024) + " KiB of shared memory");
+  }
+  shape.columns = columns;
+  shape.blocks = (hidden.units + columns - 1) / columns;
+  shape.shared_bytes = bytes;
+  return shape;
 }
 
 namespace {

@@ -10,8 +10,10 @@
 // kernels/fused_mlp.cu (one persistent kernel, the phases separated by grid-wide barriers).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "core/host_device.h"
 #include "core/ops/optimizers.h"
 #include "core/tensor.h"
 
@@ -41,6 +43,69 @@ constexpr int64_t FUSED_MLP_MAX_CLASSES = 32;  // one warp lane per class in the
 // gradient, and the head's gradient, per-row losses and hits.
 int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch);
 
+// ---- the weight-stationary kernel (kernels/fused_mlp_stationary.cu) --------------------------
+// For an MLP of one hidden layer it keeps the weights where they are used: each block owns
+// `columns` hidden units (their kernel columns, bias and Adam moments) and a copy of the whole
+// head in shared memory for the whole launch, so a step is one grid-wide barrier. It takes a
+// model where that fits one block per SM; the streaming kernel (kernels/fused_mlp.cu) takes
+// any other. Both are exact to float rounding against cpu/fused_mlp.cpp.
+constexpr int FUSED_MLP_STATIONARY_THREADS = 512;
+constexpr int FUSED_MLP_STATIONARY_MAX_ROWS = 32;  // a row per lane in the head
+constexpr int FUSED_MLP_STATIONARY_MAX_COLUMNS = 16;  // a warp or more per owned unit
+constexpr int FUSED_MLP_STATIONARY_MAX_CLASSES = 16;  // a register each in the head's loops
+
+// Where each array lies in a block's shared memory, in floats from its start (each array
+// starts on a 16-byte boundary). Computed the same way by the kernel and by the host.
+struct FusedMlpStationaryLayout {
+  int classes_padded = 0;  // the head's rows padded to whole float4s
+  int hidden_stride = 0;   // a row of the hidden output in shared memory: odd, no bank conflicts
+  int x = 0, w0 = 0, m0 = 0, v0 = 0, w1 = 0, m1 = 0, v1 = 0, hidden = 0, dlogits = 0, dh = 0,
+      mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, lr_t = 0, floats = 0;
+};
+ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batch, int inputs,
+                                                                        int units, int classes,
+                                                                        int columns) {
+  FusedMlpStationaryLayout s;
+  s.classes_padded = (classes + 3) / 4 * 4;
+  s.hidden_stride = units % 2 == 0 ? units + 1 : units;
+  int at = 0;
+  const auto take = [&at](int floats) {
+    const int start = at;
+    at += (floats + 3) / 4 * 4;
+    return start;
+  };
+  constexpr int rows = FUSED_MLP_STATIONARY_MAX_ROWS;
+  constexpr int warps = FUSED_MLP_STATIONARY_THREADS / 32;
+  s.x = take(batch * inputs);                             // the step's rows of the data set
+  s.w0 = take(columns * (inputs + 1));                    // owned units: kernel column + bias
+  s.m0 = take(columns * (inputs + 1));
+  s.v0 = take(columns * (inputs + 1));
+  s.w1 = take((units + 1) * s.classes_padded);            // the head: kernel + bias row
+  s.m1 = take((units + 1) * s.classes_padded);
+  s.v1 = take((units + 1) * s.classes_padded);
+  s.hidden = take(batch * s.hidden_stride);               // every unit's output, this step
+  s.dlogits = take(rows * s.classes_padded);
+  s.dh = take(columns * rows);                            // owned units' output gradients
+  s.mask = take(columns * rows);                          // ... and d(out)/d(z)
+  s.partial = take(warps * rows);                         // the forward pass's warp sums
+  s.logit_partial = take(warps * s.classes_padded * rows);  // the head's warp sums
+  s.row_loss = take(rows);
+  s.row_hit = take(rows);
+  s.lr_t = take(1);                                       // Adam's step size this step
+  s.floats = at;
+  return s;
+}
+
+// How the stationary kernel would run `plan` at `batch` rows on a GPU with `sms` SMs and
+// `shared_bytes` of shared memory a block: the smallest power-of-two `columns` a block for which
+// one block per SM covers the hidden units, or why it does not apply (a non-empty line).
+struct FusedMlpStationaryShape {
+  int64_t columns = 0, blocks = 0, shared_bytes = 0;
+  std::string why_not;
+};
+FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch,
+                                                   int64_t sms, int64_t shared_bytes);
+
 namespace raw {
 // Runs `steps` training steps of `batch` rows each. Step i takes rows order[i * batch ..
 // (i + 1) * batch) of x (N, inputs of the first layer; F32) and labels (N,; I32); dropout
@@ -69,6 +134,11 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
 // Whether this GPU can run the kernel: cooperative launches (every block resident at once,
 // which the grid-wide barriers need).
 bool fused_mlp_supported();
+// The shared memory a block of the stationary kernel may have on this GPU (opted in).
+int64_t fused_mlp_shared_bytes_per_block();
+// How the weight-stationary kernel would run `plan` at `batch` rows on this GPU (its SMs and
+// shared memory), or why it does not apply.
+FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch);
 }  // namespace cuda
 
 }  // namespace engine

@@ -2,17 +2,10 @@
 // (core/ops/optimizers.h). nn/optimizers.cpp holds the optimizers themselves.
 #include "core/ops/optimizers.h"
 
-#include <cmath>
 
 #include "core/dispatch.h"
 
 namespace engine {
-
-double adam_step_size(const AdamConfig& config, int64_t t) {
-  const double td = static_cast<double>(t);
-  return config.learning_rate * std::sqrt(1.0 - std::pow(config.beta2, td)) /
-         (1.0 - std::pow(config.beta1, td));
-}
 
 namespace raw {
 

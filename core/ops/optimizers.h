@@ -1,8 +1,11 @@
 // The optimizers' updates, each over a model's flat parameter buffer in one call, and the
 // step counter they read. Implementations: cpu/optimizers.cpp, kernels/optimizers.cu.
 #pragma once
+#include <math.h>  // sqrt, pow, sqrtf: the same names in host and device code
+
 #include <cstdint>
 
+#include "core/host_device.h"
 #include "core/tensor.h"
 
 namespace engine {
@@ -18,7 +21,20 @@ struct AdamConfig {
 
 // Keras' Adam step size for step t (1-based), in double: lr * sqrt(1 - b2^t) / (1 - b1^t).
 // Every implementation folds the bias corrections in with this one function.
-double adam_step_size(const AdamConfig& config, int64_t t);
+ENGINE_HOST_DEVICE double adam_step_size(const AdamConfig& config, int64_t t) {
+  const double td = static_cast<double>(t);
+  return config.learning_rate * sqrt(1.0 - pow(static_cast<double>(config.beta2), td)) /
+         (1.0 - pow(static_cast<double>(config.beta1), td));
+}
+
+// One parameter's Adam update with gradient g and step size lr_t (adam_step_size): the GPU's
+// kernels (kernels/optimizers.cu and the fused MLP kernels) all update through this.
+ENGINE_HOST_DEVICE void adam_apply(float& p, float& m, float& v, float g, const AdamConfig& c,
+                                   float lr_t) {
+  m = c.beta1 * m + (1.0f - c.beta1) * g;
+  v = c.beta2 * v + (1.0f - c.beta2) * g * g;
+  p -= lr_t * m / (sqrtf(v) + c.epsilon);
+}
 
 namespace raw {
 // SGD with momentum (Keras): v = momentum * v - lr * g; p += v  (v unused when momentum 0).

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The fused MLP kernel (docs/FUSED_MLP.md) on a GPU machine: the build, its tests, the
-# sanitizers over it, and the staircase of the seed MLP (small and wide, Fashion-MNIST's
+# The fused MLP kernels (docs/FUSED_MLP.md) on a GPU machine: the build, their tests, the
+# sanitizers over them, and the staircase of the seed MLP (small and wide, Fashion-MNIST's
 # 60,000 images, batch 32): PyTorch eager and graphed, ours with every kernel launched from the
-# host (--no-graph), as one CUDA graph a step, fused (--fused, its phases timed once with
-# ENGINE_FUSED_MLP_PHASES); and our CPU. Seconds per epoch, the median of epochs 2-4 (the first
+# host (--no-graph), as one CUDA graph a step (--no-fused), in the streaming fused kernel
+# (--fused with ENGINE_FUSED_MLP_KERNEL=streaming) and in the weight-stationary one (the
+# default where it applies), their phases timed once with ENGINE_FUSED_MLP_PHASES; and our CPU. Seconds per epoch, the median of epochs 2-4 (the first
 # holds the warm-up), and that / 1,875 steps.
 # Usage: scripts/gpu/run_fused.sh OUT_DIR [DATA_DIR [PARTS]]   (logs: OUT_DIR/fused_logs.tgz)
 #   PARTS: any of "tests staircase pytorch accuracy sanitizers" (default: all of them)
@@ -31,7 +32,7 @@ for t in test_fused_mlp test_gpu_fused_mlp test_gpu_backend test_gpu_parity; do
   timeout 300 "build-fused/tests/$t" > "$logs/$t.log" 2>&1
   echo "$t: rc $? | $(grep -E "test cases" "$logs/$t.log")"
 done
-grep -h "worst" "$logs/test_gpu_fused_mlp.log"
+grep -h "stationary\|streaming" "$logs/test_gpu_fused_mlp.log"
 grep -B3 -A12 "ERROR\|FAILED\|failed!" "$logs/test_gpu_fused_mlp.log" | head -40
 fi
 # epoch_seconds JSON: the median of the epochs after the first.
@@ -59,24 +60,31 @@ for model in small wide; do
     run "${model}_ours_no_graph" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-graph
   fi
   for round in 1 2; do
-    run "${model}_ours_graph_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}"
-    run "${model}_ours_fused_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused
+    run "${model}_ours_graph_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --no-fused
+    ENGINE_FUSED_MLP_KERNEL=streaming run "${model}_ours_streaming_$round" \
+      build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}" --fused
+    [ "$model" = small ] &&
+      run "${model}_ours_stationary_$round" build-fused/apps/mnist_mlp --gpu "${common[@]}" "${flag[@]}"
   done
-  # Where a fused step's time goes: block 0's clock per phase (kernels/fused_mlp.cu).
-  ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" \
-    "${flag[@]}" --fused --epochs 1 > "$logs/${model}_phases.log" 2>&1
-  grep -m 3 "fused_mlp phases" "$logs/${model}_phases.log" | tail -1
+  # Where a fused step's time goes: block 0's clock per phase (kernels/fused_mlp*.cu).
+  for kernel in streaming stationary; do
+    [ "$model/$kernel" = wide/stationary ] && continue
+    ENGINE_FUSED_MLP_KERNEL=$kernel ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu \
+      --dataset fashion --data-dir "$data" "${flag[@]}" --fused --epochs 1 \
+      > "$logs/${model}_${kernel}_phases.log" 2>&1
+    grep -m 3 "fused_mlp" "$logs/${model}_${kernel}_phases.log" | tail -1
+  done
 done
 run small_ours_cpu build-fused/apps/mnist_mlp --cpu --dataset fashion --data-dir "$data" --epochs 2
-grep -h "Training step\|Test accuracy" "$logs"/small_ours_fused_1.log "$logs"/wide_ours_fused_1.log \
-  "$logs"/small_ours_graph_1.log
+grep -h "Training step\|Test accuracy" "$logs"/small_ours_stationary_1.log \
+  "$logs"/small_ours_streaming_1.log "$logs"/wide_ours_streaming_1.log "$logs"/wide_ours_graph_1.log
 fi
 pack
 if want accuracy; then
 echo "== accuracy after 10 epochs, 3 seeds, fused and not (small model)"
 for seed in 1 2 3; do
   for mode in fused graph; do
-    f=(); [ "$mode" = fused ] && f=(--fused)
+    f=(); [ "$mode" = graph ] && f=(--no-fused)
     timeout 120 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" --epochs 10 \
       --seed "$seed" "${f[@]}" > "$logs/acc_${mode}_$seed.log" 2>&1
     echo "seed $seed $mode: $(grep -h "Test accuracy" "$logs/acc_${mode}_$seed.log")"
@@ -85,9 +93,12 @@ done
 fi
 pack
 want sanitizers || exit 0
-echo "== sanitizers over the fused kernel (the parity table: 7 MLPs, 4 runs each)"
-for tool in memcheck racecheck synccheck; do
-  timeout 120 compute-sanitizer --tool "$tool" build-fused/tests/test_gpu_fused_mlp \
-    -tc="*CPU reference*" > "$logs/sanitizer_$tool.log" 2>&1
-  echo "$tool: rc $? | $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$logs/sanitizer_$tool.log" | tr '\n' ' ')"
+echo "== sanitizers over the fused kernels (the parity table: 9 MLPs, 4 runs each)"
+for tool in memcheck racecheck synccheck initcheck; do
+  for kernel in own streaming; do  # each plan's own kernel (stationary where it applies), all streaming
+    [ "$tool/$kernel" != memcheck/streaming ] && [ "$kernel" = streaming ] && continue
+    timeout 150 compute-sanitizer --tool "$tool" build-fused/tests/test_gpu_fused_mlp \
+      -tc="*$kernel kernel*" > "$logs/sanitizer_${tool}_$kernel.log" 2>&1
+    echo "$tool ($kernel): rc $? | $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$logs/sanitizer_${tool}_$kernel.log" | tr '\n' ' ')"
+  done
 done

@@ -1,0 +1,97 @@
+// What the two fused MLP kernels share (core/ops/fused_mlp.h): their arguments, the dropout
+// factor of a hidden unit, and the clock that times a step's phases
+// (ENGINE_FUSED_MLP_PHASES=1). kernels/fused_mlp.cu is the streaming kernel and the host side
+// that picks one; kernels/fused_mlp_stationary.cu the weight-stationary kernel.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ops/fused_mlp.h"
+#include "core/rng.h"
+
+namespace engine::cuda::fused_mlp {
+
+constexpr int MAX_HIDDEN = static_cast<int>(FUSED_MLP_MAX_LAYERS) - 1;
+
+struct Layer {
+  int inputs, units;
+  int64_t offset;  // kernel (inputs x units), then bias (units), in p, m and v
+  bool relu;
+  float rate;  // dropout after it (0: none)
+  uint64_t seed;
+};
+
+struct Args {
+  Layer layer[FUSED_MLP_MAX_LAYERS];
+  int layers;  // the last is the head
+  AdamConfig adam;
+  float *p, *m, *v;
+  const float* x;
+  const int32_t* labels;
+  const int32_t* order;
+  int batch;
+  int64_t steps;
+  int32_t* counter;
+  float* out[MAX_HIDDEN];   // hidden layers' outputs (batch, units)
+  float* grad[MAX_HIDDEN];  // their gradients
+  float *dlogits, *row_loss, *row_hit;
+  float *loss_sum, *correct;
+  // ENGINE_FUSED_MLP_PHASES: where block 0 writes the GPU's clock (ns) at each phase's start
+  // and end, CLOCK_MARKS per step for the first CLOCK_STEPS steps (null: not timed).
+  unsigned long long* clock;
+};
+constexpr int CLOCK_MARKS = 16, CLOCK_STEPS = 64;
+
+// d(out)/d(z) of a hidden unit whose output (after ReLU and Dropout) is `out`: ReLU's
+// (out > 0; a dropped unit's out is 0 and its factor 0 either way) times Dropout's keep *
+// scale, the mask recomputed from its counter as the forward pass drew it (element i of the
+// layer's (batch, units) output at training step `step`).
+__device__ __forceinline__ float dropout_relu_factor(const Layer& layer, float out, int64_t i,
+                                                     uint32_t step) {
+  float d = layer.relu && !(out > 0.0f) ? 0.0f : 1.0f;
+  if (layer.rate > 0.0f) {
+    const bool keep = dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
+    d = keep ? d * (1.0f / (1.0f - layer.rate)) : 0.0f;
+  }
+  return d;
+}
+
+// A hidden unit's output from its pre-activation z: ReLU, then Dropout with the same mask.
+__device__ __forceinline__ float activate(const Layer& layer, float z, int64_t i, uint32_t step) {
+  const float y = layer.relu ? fmaxf(z, 0.0f) : z;
+  if (layer.rate == 0.0f) return y;
+  const bool keep = dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
+  return keep ? y * (1.0f / (1.0f - layer.rate)) : 0.0f;
+}
+
+// Block 0's clock: phase p's own work ends at mark 2p + 1, the barrier after it lets the
+// block go at mark 2p + 2 (so their difference is its wait for the slowest block).
+class PhaseClock {
+ public:
+  __device__ PhaseClock(const Args& a, int64_t step)
+      : slot_(a.clock != nullptr && blockIdx.x == 0 && threadIdx.x == 0 && step < CLOCK_STEPS
+                  ? a.clock + step * CLOCK_MARKS
+                  : nullptr) {}
+  __device__ void mark() {
+    if (slot_ != nullptr) {
+      unsigned long long t;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+      slot_[marks_] = t;
+    }
+    ++marks_;
+  }
+
+ private:
+  unsigned long long* slot_;
+  int marks_ = 0;
+};
+
+// ENGINE_FUSED_MLP_PHASES=1: prints block 0's mean time per phase (named in `phases`) over the
+// clocked steps after the first, its own work and then its wait at the barrier.
+void print_phases(const char* kernel, const std::vector<std::string>& phases,
+                  const unsigned long long* device_clock, int64_t steps);
+
+}  // namespace engine::cuda::fused_mlp

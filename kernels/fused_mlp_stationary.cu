@@ -1,0 +1,330 @@
+// The weight-stationary fused MLP kernel (core/ops/fused_mlp.h): an MLP of one hidden layer,
+// every step of a launch, with the weights kept in the SMs' shared memory from the first step
+// to the last. The CPU reference is cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
+//
+// Why: the streaming kernel (kernels/fused_mlp.cu) spends a small step's 23 us on three
+// grid-wide barriers and on phases that wait on L2 for weights they read once. Here block b
+// owns `columns` hidden units (their kernel columns, bias and Adam moments) for the whole
+// launch and keeps a private copy of the head (its kernel, bias and moments): every block
+// computes the head, which is tiny, from the hidden layer's whole output, so the only thing
+// that crosses between blocks is that output, and a step has one grid-wide barrier:
+//   gather the batch's rows -> own units' outputs -> [barrier] -> read every unit's output ->
+//   logits, softmax cross-entropy, dlogits -> own units' gradients -> Adam on the head (every
+//   block the same, bit for bit) and on own units
+// The hidden output is written to two global buffers by the step's parity: a block that runs
+// ahead writes step s + 1's while a slower one still reads step s's, and it cannot get to s + 2
+// before that block has passed the barrier of s + 1.
+//
+// Napkin math per step, the seed's small model (784 -> 128 -> 10, batch 32, one unit a block
+// on 128 of an H100's 132 SMs):
+//   a block     gathers 32 x 784 floats = 100 KB (all blocks: 12.8 MB from L2, ~2 us at
+//               ~6 TB/s: the largest cost), 25 k multiply-adds forward and 25 k for its
+//               weight gradient (~0.4 us each: shared-memory bandwidth, 128 bytes a clock), the
+//               head's 3 x 41 k multiply-adds (logits, weight gradient, own units' gradient)
+//   barrier     one grid-wide barrier (~1 us)
+//   shared      100 KB of rows + 9 KB own units + 15 KB head + 16 KB hidden output + sums:
+//               173 KB of the H100's 227 KB a block
+// so ~4-5 us a step against the streaming kernel's 23: what bounds it is the gather's L2
+// traffic and the barrier.
+#include <cooperative_groups.h>
+
+#include "kernels/fused_mlp_common.cuh"
+#include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
+
+namespace engine::cuda::fused_mlp {
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr int THREADS = FUSED_MLP_STATIONARY_THREADS;
+constexpr int WARPS = THREADS / 32;
+constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
+constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
+
+// The step's rows of the data set, x[order[r]], into xs (batch x inputs), whole float4s where
+// the rows allow it.
+__device__ void gather_rows(const Args& a, const int32_t* rows, float* xs) {
+  const int inputs = a.layer[0].inputs;
+  if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
+    const int quads = inputs / 4;
+    float4* to = reinterpret_cast<float4*>(xs);
+#pragma unroll 4
+    for (int i = static_cast<int>(threadIdx.x); i < a.batch * quads; i += THREADS) {
+      const int r = i / quads;
+      to[i] = reinterpret_cast<const float4*>(a.x + int64_t{rows[r]} * inputs)[i - r * quads];
+    }
+  } else {
+    for (int i = static_cast<int>(threadIdx.x); i < a.batch * inputs; i += THREADS) {
+      const int r = i / inputs;
+      xs[i] = a.x[int64_t{rows[r]} * inputs + (i - r * inputs)];
+    }
+  }
+}
+
+__global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float4 shared_quads[];
+  float* shared = reinterpret_cast<float*>(shared_quads);
+  const Layer& hidden = a.layer[0];
+  const Layer& head = a.layer[1];
+  const int inputs = hidden.inputs, units = hidden.units, classes = head.units;
+  const FusedMlpStationaryLayout at =
+      fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns);
+  const int qp = at.classes_padded, hs = at.hidden_stride, depth = inputs + 1;
+  float *xs = shared + at.x, *w0 = shared + at.w0, *m0 = shared + at.m0, *v0 = shared + at.v0;
+  float *w1 = shared + at.w1, *m1 = shared + at.m1, *v1 = shared + at.v1;
+  float *hidden_out = shared + at.hidden, *dlogits = shared + at.dlogits, *dh = shared + at.dh;
+  float *mask = shared + at.mask, *partial = shared + at.partial;
+  float *logit_partial = shared + at.logit_partial, *row_loss = shared + at.row_loss,
+        *row_hit = shared + at.row_hit;
+  float& lr_t = shared[at.lr_t];
+
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int first_unit = static_cast<int>(blockIdx.x) * columns;
+  const int owned = min(columns, units - first_unit);  // the last block may own fewer
+  // In the forward pass and the weight gradient, unit c's dots over the inputs are shared by
+  // warps_per_unit warps, input k going to the thread k % k_stride of them.
+  const int warps_per_unit = WARPS / columns;
+  const int c = warp / warps_per_unit;
+  const int k_first = (warp % warps_per_unit) * 32 + lane, k_stride = warps_per_unit * 32;
+
+  // The block's state for the launch: own units' columns (kernel then bias, unit by unit), and
+  // the head with its rows padded to qp floats (zeros in the padding).
+  for (int i = tid; i < columns * depth; i += THREADS) {
+    const int u = i / depth, k = i - u * depth;
+    if (u < owned) {
+      const int64_t g = hidden.offset + int64_t{k} * units + first_unit + u;
+      w0[i] = a.p[g];
+      m0[i] = a.m[g];
+      v0[i] = a.v[g];
+    }
+  }
+  for (int i = tid; i < (units + 1) * qp; i += THREADS) {
+    const int j = i / qp, q = i - j * qp;
+    const int64_t g = head.offset + int64_t{j} * classes + q;
+    w1[i] = q < classes ? a.p[g] : 0.0f;
+    m1[i] = q < classes ? a.m[g] : 0.0f;
+    v1[i] = q < classes ? a.v[g] : 0.0f;
+  }
+
+  const int32_t first_step = *a.counter;  // read by every block before its first barrier
+  const float inv_batch = 1.0f / static_cast<float>(a.batch);
+  for (int64_t s = 0; s < a.steps; ++s) {
+    const int32_t* rows = a.order + s * a.batch;
+    const auto step = static_cast<uint32_t>(first_step + s);
+    float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
+    PhaseClock clock(a, s);
+    clock.mark();
+    if (tid == 0) lr_t = static_cast<float>(adam_step_size(a.adam, first_step + s + 1));
+    gather_rows(a, rows, xs);
+    __syncthreads();  // the rows are in (and the last step's weight gradients have read xs)
+
+    // ---- forward: own units' pre-activations, a row per accumulator ----
+    {
+      float acc[ROWS];
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
+      if (c < owned) {
+        const float* w = w0 + c * depth;
+        for (int k = k_first; k < inputs; k += k_stride) {
+          const float wk = w[k];
+#pragma unroll
+          for (int r = 0; r < ROWS; ++r) {
+            if (r < a.batch) acc[r] += xs[r * inputs + k] * wk;
+          }
+        }
+      }
+      partial[warp * ROWS + lane] = warp_transposed_sums(acc);  // lane r: the warp's row r
+    }
+    __syncthreads();  // every warp's sums are in
+    if (tid < columns * ROWS) {  // a thread per (own unit, row): bias + warps' sums, activate
+      const int u = tid / ROWS, r = tid % ROWS;
+      if (u < owned && r < a.batch) {
+        float z = w0[u * depth + inputs];
+        for (int w = u * warps_per_unit; w < (u + 1) * warps_per_unit; ++w) {
+          z += partial[w * ROWS + r];
+        }
+        const int64_t i = int64_t{r} * units + first_unit + u;
+        const float y = activate(hidden, z, i, step);
+        out[i] = y;
+        mask[u * ROWS + r] = dropout_relu_factor(hidden, y, i, step);
+      }
+    }
+    clock.mark();
+    grid.sync();  // every unit's output of this step is in `out`
+    clock.mark();
+
+    // ---- the head, in every block: every unit's output into shared memory ----
+    for (int i = tid; i < a.batch * units; i += THREADS) {
+      const int r = i / units;
+      hidden_out[r * hs + (i - r * units)] = __ldcg(out + i);  // L2: other blocks wrote it
+    }
+    __syncthreads();
+    {  // logits: warp w sums its slice of the units for every row (lane = row), every class
+      float acc[CLASSES];
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) acc[q] = 0.0f;
+      const int slice = (units + WARPS - 1) / WARPS;
+      const int j_end = min(units, (warp + 1) * slice);
+      if (lane < a.batch) {
+        for (int j = warp * slice; j < j_end; ++j) {
+          const float h = hidden_out[lane * hs + j];
+          const float4* wj = reinterpret_cast<const float4*>(w1 + j * qp);
+#pragma unroll
+          for (int q4 = 0; q4 < CLASSES / 4; ++q4) {
+            if (q4 * 4 < classes) {
+              const float4 wq = wj[q4];  // the same address in every lane: a broadcast
+              acc[4 * q4] += h * wq.x;
+              acc[4 * q4 + 1] += h * wq.y;
+              acc[4 * q4 + 2] += h * wq.z;
+              acc[4 * q4 + 3] += h * wq.w;
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) {
+        if (q < classes) logit_partial[(warp * qp + q) * ROWS + lane] = acc[q];
+      }
+    }
+    __syncthreads();
+    if (tid < a.batch) {  // a thread per row: softmax cross-entropy, its loss, hit and dlogits
+      const int r = tid;
+      float z[CLASSES];
+      float top = -INFINITY;
+      int best = 0;
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) {
+        if (q < classes) {
+          float sum = w1[units * qp + q];
+          for (int w = 0; w < WARPS; ++w) sum += logit_partial[(w * qp + q) * ROWS + r];
+          z[q] = sum;
+          if (sum > top) {  // the first maximum, as count_correct
+            top = sum;
+            best = q;
+          }
+        }
+      }
+      float total = 0.0f;
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) {
+        if (q < classes) total += expf(z[q] - top);
+      }
+      const float lse = top + logf(total);
+      const int32_t label = a.labels[rows[r]];
+      float picked = 0.0f;
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) {
+        if (q < qp) {
+          const bool hit = q == label;
+          if (q < classes && hit) picked = z[q];
+          dlogits[r * qp + q] =
+              q < classes ? inv_batch * (expf(z[q] - lse) - (hit ? 1.0f : 0.0f)) : 0.0f;
+        }
+      }
+      row_loss[r] = label >= 0 && label < classes ? lse - picked : NAN;
+      row_hit[r] = best == label ? 1.0f : 0.0f;
+    }
+    __syncthreads();  // dlogits are in
+    if (blockIdx.x == 0 && tid == THREADS - 1) {  // the sums, in row order
+      float loss = 0.0f, hits = 0.0f;
+      for (int r = 0; r < a.batch; ++r) {
+        loss += row_loss[r];
+        hits += row_hit[r];
+      }
+      *a.loss_sum += loss;
+      *a.correct += hits;
+    }
+    if (tid < columns * ROWS) {  // own units' gradients: (dlogits W1^T) * mask, W1 not yet updated
+      const int u = tid / ROWS, r = tid % ROWS;
+      float g = 0.0f;
+      if (u < owned && r < a.batch) {
+        const float* wj = w1 + (first_unit + u) * qp;
+        for (int q = 0; q < classes; ++q) g += dlogits[r * qp + q] * wj[q];
+        g *= mask[u * ROWS + r];
+      }
+      dh[u * ROWS + r] = g;
+    }
+    __syncthreads();  // dh is in, and every read of W1 is done
+    // Adam on the head: a thread per row of it (a unit, or the bias row), every class.
+    for (int j = tid; j <= units; j += THREADS) {
+      float g[CLASSES];
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) g[q] = 0.0f;
+      for (int r = 0; r < a.batch; ++r) {
+        const float h = j < units ? hidden_out[r * hs + j] : 1.0f;
+        const float4* d = reinterpret_cast<const float4*>(dlogits + r * qp);
+#pragma unroll
+        for (int q4 = 0; q4 < CLASSES / 4; ++q4) {
+          if (q4 * 4 < classes) {
+            const float4 dq = d[q4];
+            g[4 * q4] += h * dq.x;
+            g[4 * q4 + 1] += h * dq.y;
+            g[4 * q4 + 2] += h * dq.z;
+            g[4 * q4 + 3] += h * dq.w;
+          }
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < CLASSES; ++q) {
+        if (q < classes) adam_apply(w1[j * qp + q], m1[j * qp + q], v1[j * qp + q], g[q], a.adam, lr_t);
+      }
+    }
+    // Adam on own units: the gradient of input k's weight is sum_r x(r, k) dh(r), the bias's
+    // sum_r dh(r).
+    if (c < owned) {
+      float d[ROWS];
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
+      for (int k = k_first; k < depth; k += k_stride) {
+        float g = 0.0f;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+          if (r < a.batch) g += (k < inputs ? xs[r * inputs + k] : 1.0f) * d[r];
+        }
+        const int i = c * depth + k;
+        adam_apply(w0[i], m0[i], v0[i], g, a.adam, lr_t);
+      }
+    }
+    clock.mark();
+    clock.mark();  // no barrier after this phase: the next step's first __syncthreads orders it
+    __syncthreads();  // xs and lr_t are read before the next step overwrites them
+  }
+
+  // The state back to the model's buffers: own units by every block, the head by block 0.
+  for (int i = tid; i < columns * depth; i += THREADS) {
+    const int u = i / depth, k = i - u * depth;
+    if (u < owned) {
+      const int64_t g = hidden.offset + int64_t{k} * units + first_unit + u;
+      a.p[g] = w0[i];
+      a.m[g] = m0[i];
+      a.v[g] = v0[i];
+    }
+  }
+  if (blockIdx.x == 0) {
+    for (int i = tid; i < (units + 1) * classes; i += THREADS) {
+      const int j = i / classes, q = i - j * classes;
+      a.p[head.offset + i] = w1[j * qp + q];
+      a.m[head.offset + i] = m1[j * qp + q];
+      a.v[head.offset + i] = v1[j * qp + q];
+    }
+    if (tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
+  }
+}
+
+}  // namespace
+
+void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape) {
+  const auto bytes = static_cast<size_t>(shape.shared_bytes);
+  CHECK_CUDA(cudaFuncSetAttribute(stationary_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)));
+  int columns = static_cast<int>(shape.columns);
+  void* arguments[] = {const_cast<Args*>(&a), &columns};
+  CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stationary_kernel),
+                                         dim3(static_cast<unsigned>(shape.blocks)), dim3(THREADS),
+                                         arguments, bytes, stream()));
+  CHECK_LAUNCH();
+}
+
+}  // namespace engine::cuda::fused_mlp
