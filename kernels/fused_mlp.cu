@@ -420,7 +420,9 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   }
   if (clocked > 1) {
     print_phases(stationary ? "stationary" : "streaming",
-                 stationary ? std::vector<std::string>{"forward", "head and Adam"}
+                 stationary ? std::vector<std::string>{"gather rows", "forward", "read outputs",
+                                                       "logits", "softmax, units' gradients",
+                                                       "head's Adam", "units' Adam"}
                             : streaming_phases(a.layers),
                  a.clock, clocked);
   }

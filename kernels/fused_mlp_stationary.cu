@@ -30,6 +30,7 @@
 
 #include "kernels/fused_mlp_common.cuh"
 #include "kernels/launch.h"
+#include "kernels/matmul/cp_async.h"
 #include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda::fused_mlp {
@@ -42,18 +43,28 @@ constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 
-// The step's rows of the data set, x[order[r]], into xs (batch x inputs), whole float4s where
-// the rows allow it.
+// The step's rows of the data set, x[order[r]], into xs (batch x inputs). The 100 KB of a small
+// step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
+// asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
+// copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
+// allow. The caller's barrier makes them visible to the block.
 __device__ void gather_rows(const Args& a, const int32_t* rows, float* xs) {
   const int inputs = a.layer[0].inputs;
   if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
     const int quads = inputs / 4;
-    float4* to = reinterpret_cast<float4*>(xs);
-#pragma unroll 4
     for (int i = static_cast<int>(threadIdx.x); i < a.batch * quads; i += THREADS) {
       const int r = i / quads;
-      to[i] = reinterpret_cast<const float4*>(a.x + int64_t{rows[r]} * inputs)[i - r * quads];
+      const float* from = a.x + int64_t{rows[r]} * inputs + 4 * (i - r * quads);
+#if __CUDA_ARCH__ >= 800
+      gemm::cp_async_16(xs + 4 * i, from, 16);
+#else
+      reinterpret_cast<float4*>(xs)[i] = *reinterpret_cast<const float4*>(from);
+#endif
     }
+#if __CUDA_ARCH__ >= 800
+    gemm::cp_async_commit();
+    gemm::cp_async_wait<0>();  // this thread's copies have landed
+#endif
   } else {
     for (int i = static_cast<int>(threadIdx.x); i < a.batch * inputs; i += THREADS) {
       const int r = i / inputs;
@@ -78,7 +89,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   float *mask = shared + at.mask, *partial = shared + at.partial;
   float *logit_partial = shared + at.logit_partial, *row_loss = shared + at.row_loss,
         *row_hit = shared + at.row_hit;
-  float& lr_t = shared[at.lr_t];
+  float* step_sizes = shared + at.lr_t;  // Adam's step size for 512 steps from a multiple of 512
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int first_unit = static_cast<int>(blockIdx.x) * columns;
@@ -116,9 +127,16 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
     PhaseClock clock(a, s);
     clock.mark();
-    if (tid == 0) lr_t = static_cast<float>(adam_step_size(a.adam, first_step + s + 1));
+    // Adam's step sizes (two pows in double, ~1 us for one thread) for the next 512 steps at
+    // once, a thread each, instead of one thread's every step.
+    if (s % THREADS == 0 && s + tid < a.steps) {
+      step_sizes[tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + tid + 1));
+    }
     gather_rows(a, rows, xs);
-    __syncthreads();  // the rows are in (and the last step's weight gradients have read xs)
+    __syncthreads();  // the rows and step sizes are in
+    const float lr_t = step_sizes[s % THREADS];
+    clock.mark();
+    clock.mark();
 
     // ---- forward: own units' pre-activations, a row per accumulator ----
     {
@@ -155,12 +173,30 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     grid.sync();  // every unit's output of this step is in `out`
     clock.mark();
 
-    // ---- the head, in every block: every unit's output into shared memory ----
-    for (int i = tid; i < a.batch * units; i += THREADS) {
-      const int r = i / units;
-      hidden_out[r * hs + (i - r * units)] = __ldcg(out + i);  // L2: other blocks wrote it
+    // ---- the head, in every block: every unit's output into shared memory, from L2 (other
+    // blocks wrote it; __ldcg skips this SM's L1, which may hold a line of two steps ago) ----
+    // READS loads a thread at once, all in flight before the first is stored: one L2 round
+    // trip for the small model's 4,096 floats, not one per load.
+    constexpr int READS = 8;
+    for (int base = 0; base < a.batch * units; base += READS * THREADS) {
+      float value[READS];
+#pragma unroll
+      for (int n = 0; n < READS; ++n) {
+        const int i = base + n * THREADS + tid;
+        value[n] = i < a.batch * units ? __ldcg(out + i) : 0.0f;
+      }
+#pragma unroll
+      for (int n = 0; n < READS; ++n) {
+        const int i = base + n * THREADS + tid;
+        if (i < a.batch * units) {
+          const int r = i / units;
+          hidden_out[r * hs + (i - r * units)] = value[n];
+        }
+      }
     }
     __syncthreads();
+    clock.mark();
+    clock.mark();
     {  // logits: warp w sums its slice of the units for every row (lane = row), every class
       float acc[CLASSES];
 #pragma unroll
@@ -189,6 +225,17 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     __syncthreads();
+    // A thread per (row, class): the bias and the warps' sums, the logits into dlogits' place.
+    for (int i = tid; i < a.batch * classes; i += THREADS) {
+      const int r = i / classes, q = i - r * classes;
+      float sum = w1[units * qp + q];
+#pragma unroll
+      for (int w = 0; w < WARPS; ++w) sum += logit_partial[(w * qp + q) * ROWS + r];
+      dlogits[r * qp + q] = sum;
+    }
+    __syncthreads();
+    clock.mark();
+    clock.mark();
     if (tid < a.batch) {  // a thread per row: softmax cross-entropy, its loss, hit and dlogits
       const int r = tid;
       float z[CLASSES];
@@ -197,11 +244,9 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
 #pragma unroll
       for (int q = 0; q < CLASSES; ++q) {
         if (q < classes) {
-          float sum = w1[units * qp + q];
-          for (int w = 0; w < WARPS; ++w) sum += logit_partial[(w * qp + q) * ROWS + r];
-          z[q] = sum;
-          if (sum > top) {  // the first maximum, as count_correct
-            top = sum;
+          z[q] = dlogits[r * qp + q];
+          if (z[q] > top) {  // the first maximum, as count_correct
+            top = z[q];
             best = q;
           }
         }
@@ -247,30 +292,30 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       dh[u * ROWS + r] = g;
     }
     __syncthreads();  // dh is in, and every read of W1 is done
-    // Adam on the head: a thread per row of it (a unit, or the bias row), every class.
-    for (int j = tid; j <= units; j += THREADS) {
-      float g[CLASSES];
-#pragma unroll
-      for (int q = 0; q < CLASSES; ++q) g[q] = 0.0f;
+    clock.mark();
+    clock.mark();
+    // Adam on the head: a thread per four classes of a row of it (a unit, or the bias row).
+    const int quads = qp / 4;
+    for (int t = tid; t < (units + 1) * quads; t += THREADS) {
+      const int j = t / quads, q0 = 4 * (t - j * quads);
+      float4 g = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       for (int r = 0; r < a.batch; ++r) {
         const float h = j < units ? hidden_out[r * hs + j] : 1.0f;
-        const float4* d = reinterpret_cast<const float4*>(dlogits + r * qp);
-#pragma unroll
-        for (int q4 = 0; q4 < CLASSES / 4; ++q4) {
-          if (q4 * 4 < classes) {
-            const float4 dq = d[q4];
-            g[4 * q4] += h * dq.x;
-            g[4 * q4 + 1] += h * dq.y;
-            g[4 * q4 + 2] += h * dq.z;
-            g[4 * q4 + 3] += h * dq.w;
-          }
-        }
+        const float4 d = *reinterpret_cast<const float4*>(dlogits + r * qp + q0);
+        g.x += h * d.x;
+        g.y += h * d.y;
+        g.z += h * d.z;
+        g.w += h * d.w;
       }
+      const float gq[4] = {g.x, g.y, g.z, g.w};
 #pragma unroll
-      for (int q = 0; q < CLASSES; ++q) {
-        if (q < classes) adam_apply(w1[j * qp + q], m1[j * qp + q], v1[j * qp + q], g[q], a.adam, lr_t);
+      for (int n = 0; n < 4; ++n) {
+        const int i = j * qp + q0 + n;
+        if (q0 + n < classes) adam_apply(w1[i], m1[i], v1[i], gq[n], a.adam, lr_t);
       }
     }
+    clock.mark();  // (thread 0's own part: no barrier here)
+    clock.mark();
     // Adam on own units: the gradient of input k's weight is sum_r x(r, k) dh(r), the bias's
     // sum_r dh(r).
     if (c < owned) {
@@ -289,7 +334,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     }
     clock.mark();
     clock.mark();  // no barrier after this phase: the next step's first __syncthreads orders it
-    __syncthreads();  // xs and lr_t are read before the next step overwrites them
+    __syncthreads();  // xs and the step sizes are read before the next step overwrites them
   }
 
   // The state back to the model's buffers: own units by every block, the head by block 0.

@@ -14,7 +14,8 @@ namespace engine::nn {
 FusedMlpLimits fused_mlp_limits(Device device) {
   const DeviceServices& services = device_services(device);
   const DeviceServices::FusedMlpRoom room = services.fused_mlp_room();
-  return {room.l2_bytes, services.tf32(), room.sms, room.shared_bytes_per_block};
+  return {room.l2_bytes, services.tf32(), services.vendor_libraries(), room.sms,
+          room.shared_bytes_per_block};
 }
 
 namespace {
@@ -92,6 +93,7 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
     if (!options.use_graph) return "--no-graph launches every kernel from the host";
     if (limits.state_bytes == 0) return "this device cannot run it (it needs a GPU with cooperative launches)";
     if (limits.tf32) return "--tf32: the fused kernel computes in FP32 only";
+    if (limits.vendor) return "--device cudnn runs the matmuls in cuBLAS";
     if (options.breakdown) return "--breakdown times the ops one by one";
     if (options.check_numerics) return "the NaN check looks at every step's gradients";
     if (!options.callbacks.empty()) return "callbacks may act after any step";

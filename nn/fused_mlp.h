@@ -11,7 +11,7 @@
 // --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 (the
 // kernels compute in FP32), --breakdown or a NaN check (which time or check each op),
 // callbacks (which may act after any step), data-parallel ranks, or a device that cannot run
-// it or keep the model's state in its L2 cache. Each refusal is one line, which the run
+// it or keep the model's state in its L2 cache, or --device cudnn (whose matmuls are cuBLAS's). Each refusal is one line, which the run
 // header prints.
 #pragma once
 #include <cstdint>
@@ -34,6 +34,7 @@ struct FusedMlpLimits {
   // them close to the SMs from step to step (a larger model is faster op by op).
   int64_t state_bytes = 0;
   bool tf32 = false;  // TF32 matmuls asked for (--tf32)
+  bool vendor = false;  // --device cudnn: the matmuls in cuBLAS
   // The weight-stationary kernel's room: SMs (a block each) and shared memory a block.
   int64_t sms = 0, shared_bytes = 0;
 };

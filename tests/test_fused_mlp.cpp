@@ -37,7 +37,7 @@ namespace {
 constexpr int64_t LARGE_L2 = int64_t{50} << 20;
 // An H100's room for the stationary kernel: 132 SMs, 227 KiB of shared memory a block.
 constexpr int64_t H100_SMS = 132, H100_SHARED = 227 * 1024;
-const nn::FusedMlpLimits H100{LARGE_L2, false, H100_SMS, H100_SHARED};
+const nn::FusedMlpLimits H100{LARGE_L2, false, false, H100_SMS, H100_SHARED};
 nn::FusedMlpChoice choice_for(nn::Sequential& model, const nn::FitOptions& options,
                               nn::FusedMlpLimits limits = H100, bool resident = true) {
   return nn::choose_fused_mlp(model, options, resident, limits);
@@ -75,14 +75,16 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
       {"--no-graph launches every kernel from the host", no_graph, H100, true},
       {"this device cannot run it (it needs a GPU with cooperative launches)", plain, {}, true},
       {"--tf32: the fused kernel computes in FP32 only", plain,
-       {LARGE_L2, true, H100_SMS, H100_SHARED}, true},
+       {LARGE_L2, true, false, H100_SMS, H100_SHARED}, true},
+      {"--device cudnn runs the matmuls in cuBLAS", plain,
+       {LARGE_L2, false, true, H100_SMS, H100_SHARED}, true},
       {"--breakdown times the ops one by one", breakdown, H100, true},
       {"the NaN check looks at every step's gradients", nan_check, H100, true},
       {"callbacks may act after any step", callbacks, H100, true},
       {"its batches do not come from a float data set on the device", plain, H100, false},
       // 146 parameters and two moments: 1,752 bytes; a GPU with a 1 KB L2 falls back.
       {"the parameters and Adam's moments (0.0 MB) are larger than the GPU's L2 cache (0.0 MB)",
-       plain, {1024, false, H100_SMS, H100_SHARED}, true},
+       plain, {1024, false, false, H100_SMS, H100_SHARED}, true},
   };
   for (const Refusal& r : refusals) {
     const nn::FusedMlpChoice no = choice_for(mlp, r.options, r.limits, r.resident);

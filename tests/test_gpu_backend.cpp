@@ -48,6 +48,7 @@ Run train(bool use_graph, int epochs, bool breakdown = false) {
   options.batch_size = 32;
   options.seed = 9;
   options.use_graph = use_graph;
+  options.fused = nn::FusedUse::Off;  // the graph against op by op, not the fused MLP kernel
   options.breakdown = breakdown;
   options.out = &log;
   Run run;
@@ -103,6 +104,7 @@ Run train_scheduled(bool use_graph, const std::shared_ptr<Mallocs>& mallocs) {
   options.epochs = 4;
   options.seed = 9;
   options.use_graph = use_graph;
+  options.fused = nn::FusedUse::Off;  // the graph against op by op, not the fused MLP kernel
   options.out = &log;
   options.lr_schedule = nn::LearningRateSchedule::cosine(1e-5);
   options.callbacks = {mallocs};

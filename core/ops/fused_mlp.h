@@ -91,7 +91,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.logit_partial = take(warps * s.classes_padded * rows);  // the head's warp sums
   s.row_loss = take(rows);
   s.row_hit = take(rows);
-  s.lr_t = take(1);                                       // Adam's step size this step
+  s.lr_t = take(FUSED_MLP_STATIONARY_THREADS);            // Adam's step sizes, 512 steps
   s.floats = at;
   return s;
 }
