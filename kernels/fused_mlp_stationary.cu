@@ -47,30 +47,31 @@ constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 // step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
 // asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
 // copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
-// allow. The caller's barrier makes them visible to the block.
+// allow. A warp takes whole rows (no division per element: the step's few thousand
+// instructions a warp are what bounds it). The caller's barrier makes them visible to the block.
 __device__ void gather_rows(const Args& a, const int32_t* rows, float* xs) {
   const int inputs = a.layer[0].inputs;
-  if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
-    const int quads = inputs / 4;
-    for (int i = static_cast<int>(threadIdx.x); i < a.batch * quads; i += THREADS) {
-      const int r = i / quads;
-      const float* from = a.x + int64_t{rows[r]} * inputs + 4 * (i - r * quads);
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const bool whole_quads = inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+  for (int r = warp; r < a.batch; r += WARPS) {
+    const float* from = a.x + int64_t{rows[r]} * inputs;
+    float* to = xs + r * inputs;
+    if (whole_quads) {
+      for (int k = 4 * lane; k < inputs; k += 4 * 32) {
 #if __CUDA_ARCH__ >= 800
-      gemm::cp_async_16(xs + 4 * i, from, 16);
+        gemm::cp_async_16(to + k, from + k, 16);
 #else
-      reinterpret_cast<float4*>(xs)[i] = *reinterpret_cast<const float4*>(from);
+        *reinterpret_cast<float4*>(to + k) = *reinterpret_cast<const float4*>(from + k);
 #endif
-    }
-#if __CUDA_ARCH__ >= 800
-    gemm::cp_async_commit();
-    gemm::cp_async_wait<0>();  // this thread's copies have landed
-#endif
-  } else {
-    for (int i = static_cast<int>(threadIdx.x); i < a.batch * inputs; i += THREADS) {
-      const int r = i / inputs;
-      xs[i] = a.x[int64_t{rows[r]} * inputs + (i - r * inputs)];
+      }
+    } else {
+      for (int k = lane; k < inputs; k += 32) to[k] = from[k];
     }
   }
+#if __CUDA_ARCH__ >= 800
+  gemm::cp_async_commit();
+  gemm::cp_async_wait<0>();  // this thread's copies have landed
+#endif
 }
 
 __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
@@ -175,22 +176,22 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
 
     // ---- the head, in every block: every unit's output into shared memory, from L2 (other
     // blocks wrote it; __ldcg skips this SM's L1, which may hold a line of two steps ago) ----
-    // READS loads a thread at once, all in flight before the first is stored: one L2 round
-    // trip for the small model's 4,096 floats, not one per load.
-    constexpr int READS = 8;
-    for (int base = 0; base < a.batch * units; base += READS * THREADS) {
-      float value[READS];
+    // A warp per row, READS loads a lane in flight before the first is stored: one L2 round
+    // trip for a row of up to 32 x READS units, not one per load.
+    constexpr int READS = 4;
+    for (int r = warp; r < a.batch; r += WARPS) {
+      const float* from = out + int64_t{r} * units;
+      for (int base = 0; base < units; base += READS * 32) {
+        float value[READS];
 #pragma unroll
-      for (int n = 0; n < READS; ++n) {
-        const int i = base + n * THREADS + tid;
-        value[n] = i < a.batch * units ? __ldcg(out + i) : 0.0f;
-      }
+        for (int n = 0; n < READS; ++n) {
+          const int j = base + n * 32 + lane;
+          value[n] = j < units ? __ldcg(from + j) : 0.0f;
+        }
 #pragma unroll
-      for (int n = 0; n < READS; ++n) {
-        const int i = base + n * THREADS + tid;
-        if (i < a.batch * units) {
-          const int r = i / units;
-          hidden_out[r * hs + (i - r * units)] = value[n];
+        for (int n = 0; n < READS; ++n) {
+          const int j = base + n * 32 + lane;
+          if (j < units) hidden_out[r * hs + j] = value[n];
         }
       }
     }
