@@ -78,6 +78,10 @@ expect_status 2 "--breakdown with --profile" -- "$app" --data-dir "$data" --brea
 expect_status 0 "--fused on the CPU" -- "$app" --cpu --data-dir "$data" --epochs 1 \
   --steps-per-epoch 5 --threads 1 --fused
 expect_text "$tmp/out" "Training step: op by op; not the fused MLP kernel: this device cannot run it"
+expect_status 0 "--no-fused on the CPU" -- "$app" --cpu --data-dir "$data" --epochs 1 \
+  --steps-per-epoch 5 --threads 1 --no-fused
+expect_text "$tmp/out" "Training step: op by op; not the fused MLP kernel: --no-fused"
+expect_status 2 "--fused with --no-fused" -- "$app" --cpu --data-dir "$data" --fused --no-fused
 
 # Keras' habits (nn/callbacks.h): --log-csv writes a row per epoch with an lr column under
 # --lr-schedule, and --resume appends to it (header once); bad values exit 2, a monitor the run
