@@ -23,7 +23,7 @@
 namespace engine::cpu {
 namespace {
 
-// The workspace as fused_mlp_workspace_floats lays it out, as views.
+// The workspace as fused_mlp_workspace lays it out, as views.
 struct Buffers {
   std::vector<Tensor> out, grad;  // per hidden layer: (B, units)
   float* dlogits = nullptr;       // (B, classes)
@@ -32,17 +32,16 @@ struct Buffers {
 };
 
 Buffers carve(const FusedMlpPlan& plan, int64_t batch, const Tensor& workspace) {
+  const FusedMlpWorkspace at = fused_mlp_workspace(plan, batch);
   Buffers b;
-  int64_t at = 0;
   for (size_t l = 0; l + 1 < plan.layers.size(); ++l) {
     const int64_t units = plan.layers[l].units;
-    b.out.push_back(workspace.slice(at, {batch, units}));
-    b.grad.push_back(workspace.slice(at + batch * units, {batch, units}));
-    at += 2 * batch * units;
+    b.out.push_back(workspace.slice(at.out[l], {batch, units}));
+    b.grad.push_back(workspace.slice(at.grad[l], {batch, units}));
   }
-  b.dlogits = workspace.data<float>() + at;
-  b.row_loss = b.dlogits + batch * plan.layers.back().units;
-  b.row_hit = b.row_loss + batch;
+  b.dlogits = workspace.data<float>() + at.dlogits;
+  b.row_loss = workspace.data<float>() + at.row_loss;
+  b.row_hit = workspace.data<float>() + at.row_hit;
   return b;
 }
 

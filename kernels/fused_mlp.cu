@@ -387,17 +387,15 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.batch = static_cast<int>(batch);
   a.steps = steps;
   a.counter = step_counter.data<int32_t>();
-  float* w = workspace.data<float>();  // carved as fused_mlp_workspace_floats counts it
+  float* w = workspace.data<float>();
+  const FusedMlpWorkspace at = fused_mlp_workspace(plan, batch);
   for (int l = 0; l + 1 < a.layers; ++l) {
-    a.out[l] = w;
-    w += batch * plan.layers[static_cast<size_t>(l)].units;
-    a.grad[l] = w;
-    w += batch * plan.layers[static_cast<size_t>(l)].units;
+    a.out[l] = w + at.out[static_cast<size_t>(l)];
+    a.grad[l] = w + at.grad[static_cast<size_t>(l)];
   }
-  a.dlogits = w;
-  w += batch * plan.layers.back().units;
-  a.row_loss = w;
-  a.row_hit = w + batch;
+  a.dlogits = w + at.dlogits;
+  a.row_loss = w + at.row_loss;
+  a.row_hit = w + at.row_hit;
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 

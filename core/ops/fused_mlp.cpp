@@ -9,10 +9,19 @@
 
 namespace engine {
 
-int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
-  int64_t floats = 0;
-  for (size_t l = 0; l + 1 < plan.layers.size(); ++l) floats += 2 * batch * plan.layers[l].units;
-  return floats + batch * plan.layers.back().units + 2 * batch;
+FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch) {
+  FusedMlpWorkspace w;
+  int64_t at = 0;
+  for (size_t l = 0; l + 1 < plan.layers.size(); ++l) {
+    w.out.push_back(at);
+    w.grad.push_back(at + batch * plan.layers[l].units);
+    at += 2 * batch * plan.layers[l].units;
+  }
+  w.dlogits = at;
+  w.row_loss = at + batch * plan.layers.back().units;
+  w.row_hit = w.row_loss + batch;
+  w.floats = w.row_hit + batch;
+  return w;
 }
 
 FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch,

@@ -39,9 +39,18 @@ struct FusedMlpPlan {
 constexpr int64_t FUSED_MLP_MAX_LAYERS = 4;
 constexpr int64_t FUSED_MLP_MAX_CLASSES = 32;  // one warp lane per class in the head
 
-// Floats of scratch a call with `batch` rows needs: per hidden layer its output and its
-// gradient, and the head's gradient, per-row losses and hits.
-int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch);
+// The scratch a call with `batch` rows needs, as offsets in floats from the workspace's start:
+// per hidden layer its output and its gradient (batch x units each; the stationary kernel uses
+// the first layer's two as its outputs by step parity), the head's gradient (batch x classes),
+// per-row losses and hits (batch each), and the floats in all.
+struct FusedMlpWorkspace {
+  std::vector<int64_t> out, grad;
+  int64_t dlogits = 0, row_loss = 0, row_hit = 0, floats = 0;
+};
+FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch);
+inline int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
+  return fused_mlp_workspace(plan, batch).floats;
+}
 
 // ---- the weight-stationary kernel (kernels/fused_mlp_stationary.cu) --------------------------
 // For an MLP of one hidden layer it keeps the weights where they are used: each block owns
