@@ -22,10 +22,12 @@
 //               weight gradient (~0.4 us each: shared-memory bandwidth, 128 bytes a clock), the
 //               head's 3 x 41 k multiply-adds (logits, weight gradient, own units' gradient)
 //   barrier     one grid-wide barrier (~1 us)
-//   shared      100 KB of rows + 9 KB own units + 15 KB head + 16 KB hidden output + sums:
-//               173 KB of the H100's 227 KB a block
-// so ~4-5 us a step against the streaming kernel's 23: what bounds it is the gather's L2
-// traffic and the barrier.
+//   shared      100 KB of rows + 9 KB own unit + 15 KB head + 17 KB hidden output + the
+//               head's partial sums and Adam's step sizes: 176 KB of the H100's 227 KiB a block
+// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 16.9 us, against the streaming
+// kernel's 22.7 and the CUDA graph's 45.5. Nsight Compute says why: ~3,000 instructions a warp
+// a step, each phase a short chain of dependent shared-memory loads and FMAs with too few warps
+// to hide it; the bytes and FLOPs are not what bounds it.
 #include <cooperative_groups.h>
 
 #include "kernels/fused_mlp_common.cuh"
