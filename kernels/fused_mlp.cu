@@ -45,11 +45,6 @@
 #include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
-namespace fused_mlp {
-// The weight-stationary kernel's launch (kernels/fused_mlp_stationary.cu).
-void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape);
-}  // namespace fused_mlp
-
 namespace {
 
 namespace cg = cooperative_groups;
@@ -129,7 +124,7 @@ __device__ void forward_layer(const Args& a, const int32_t* rows, int l, uint32_
       [&](int k, int c) { return w[int64_t{k} * layer.units + c]; },
       [&](int r, int c, float z) {
         const int64_t i = int64_t{r} * layer.units + c;
-        out[i] = activate(layer, z + w[int64_t{layer.inputs} * layer.units + c], i, step);
+        out[i] = activate(layer, z + w[int64_t{layer.inputs} * layer.units + c], i, step).out;
       },
       partial);
 }
@@ -266,15 +261,7 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
     }
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
     adam_layer(a, rows, 0, lr_t, partial);
-    if (blockIdx.x == 0 && threadIdx.x == 0) {  // the sums, in row order
-      float loss = 0.0f, hits = 0.0f;
-      for (int r = 0; r < a.batch; ++r) {
-        loss += a.row_loss[r];
-        hits += a.row_hit[r];
-      }
-      *a.loss_sum += loss;
-      *a.correct += hits;
-    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) add_batch_sums(a, a.row_loss, a.row_hit);
     barrier();  // the weights are updated before the next step's forward pass reads them
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
@@ -361,11 +348,6 @@ int64_t fused_mlp_shared_bytes_per_block() {
   return bytes;
 }
 
-FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch) {
-  return engine::fused_mlp_stationary_shape(plan, batch, multiprocessor_count(),
-                                            fused_mlp_shared_bytes_per_block());
-}
-
 void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor& v,
                      const Tensor& x, const Tensor& labels, const Tensor& order, int64_t batch,
                      int64_t steps, Tensor& step_counter, Tensor& workspace, Tensor& loss_sum,
@@ -399,8 +381,9 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
-  // The stationary kernel where it takes the plan, else the streaming one.
-  const FusedMlpStationaryShape shape = fused_mlp_stationary_shape(plan, batch);
+  // The stationary kernel where it takes the plan on this GPU, else the streaming one.
+  const FusedMlpStationaryShape shape = fused_mlp_stationary_shape(
+      plan, batch, multiprocessor_count(), fused_mlp_shared_bytes_per_block());
   const bool stationary = shape.why_not.empty();
 
   // ENGINE_FUSED_MLP_PHASES=1: where the steps' time goes, printed to stderr after the call
@@ -418,11 +401,7 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   }
   if (clocked > 1) {
     print_phases(stationary ? "stationary" : "streaming",
-                 stationary ? std::vector<std::string>{"gather rows", "forward", "read outputs",
-                                                       "logits", "softmax, units' gradients",
-                                                       "head's Adam", "units' Adam"}
-                            : streaming_phases(a.layers),
-                 a.clock, clocked);
+                 stationary ? stationary_phases() : streaming_phases(a.layers), a.clock, clocked);
   }
   if (clocked > 0) CHECK_CUDA(cudaFree(a.clock));
 }

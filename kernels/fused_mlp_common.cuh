@@ -59,12 +59,32 @@ __device__ __forceinline__ float dropout_relu_factor(const Layer& layer, float o
   return d;
 }
 
-// A hidden unit's output from its pre-activation z: ReLU, then Dropout with the same mask.
-__device__ __forceinline__ float activate(const Layer& layer, float z, int64_t i, uint32_t step) {
+// A hidden unit's output from its pre-activation z (ReLU, then Dropout with the same mask),
+// and d(out)/d(z) as dropout_relu_factor gives it, from one draw of the mask.
+struct Activated {
+  float out, factor;
+};
+__device__ __forceinline__ Activated activate(const Layer& layer, float z, int64_t i,
+                                              uint32_t step) {
   const float y = layer.relu ? fmaxf(z, 0.0f) : z;
-  if (layer.rate == 0.0f) return y;
+  const float relu_factor = layer.relu && !(z > 0.0f) ? 0.0f : 1.0f;
+  if (layer.rate == 0.0f) return {y, relu_factor};
   const bool keep = dropout_uniform(layer.seed, step, static_cast<uint64_t>(i)) >= layer.rate;
-  return keep ? y * (1.0f / (1.0f - layer.rate)) : 0.0f;
+  const float scale = 1.0f / (1.0f - layer.rate);
+  return {keep ? y * scale : 0.0f, keep ? relu_factor * scale : 0.0f};
+}
+
+// Block 0 of a step adds the batch's per-row losses and hits to the run's sums, in row order
+// (one thread: the order, and so the float sum, is the same every run).
+__device__ __forceinline__ void add_batch_sums(const Args& a, const float* row_loss,
+                                               const float* row_hit) {
+  float loss = 0.0f, hits = 0.0f;
+  for (int r = 0; r < a.batch; ++r) {
+    loss += row_loss[r];
+    hits += row_hit[r];
+  }
+  *a.loss_sum += loss;
+  *a.correct += hits;
 }
 
 // Block 0's clock: phase p's own work ends at mark 2p + 1, the barrier after it lets the
@@ -93,5 +113,10 @@ class PhaseClock {
 // clocked steps after the first, its own work and then its wait at the barrier.
 void print_phases(const char* kernel, const std::vector<std::string>& phases,
                   const unsigned long long* device_clock, int64_t steps);
+
+// The weight-stationary kernel (kernels/fused_mlp_stationary.cu): its launch, and the phases
+// its clock marks, in order.
+void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape);
+std::vector<std::string> stationary_phases();
 
 }  // namespace engine::cuda::fused_mlp

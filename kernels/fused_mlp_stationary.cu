@@ -103,24 +103,41 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   const int c = warp / warps_per_unit;
   const int k_first = (warp % warps_per_unit) * 32 + lane, k_stride = warps_per_unit * 32;
 
-  // The block's state for the launch: own units' columns (kernel then bias, unit by unit), and
-  // the head with its rows padded to qp floats (zeros in the padding).
-  for (int i = tid; i < columns * depth; i += THREADS) {
-    const int u = i / depth, k = i - u * depth;
-    if (u < owned) {
-      const int64_t g = hidden.offset + int64_t{k} * units + first_unit + u;
-      w0[i] = a.p[g];
-      m0[i] = a.m[g];
-      v0[i] = a.v[g];
+  // The block's state, between the model's buffers (p, m, v) and shared memory: own units'
+  // columns (kernel then bias, unit by unit), and the head with its rows padded to qp floats
+  // (zeros in the padding). Loaded for the launch; stored after it, the head by block 0 only
+  // (every block's copy is the same).
+  const auto move_state = [&](bool load) {
+    const auto move = [&](float* shared_value, float& value) {
+      if (load) {
+        *shared_value = value;
+      } else {
+        value = *shared_value;
+      }
+    };
+    for (int i = tid; i < columns * depth; i += THREADS) {
+      const int u = i / depth, k = i - u * depth;
+      if (u < owned) {
+        const int64_t g = hidden.offset + int64_t{k} * units + first_unit + u;
+        move(w0 + i, a.p[g]);
+        move(m0 + i, a.m[g]);
+        move(v0 + i, a.v[g]);
+      }
     }
-  }
-  for (int i = tid; i < (units + 1) * qp; i += THREADS) {
-    const int j = i / qp, q = i - j * qp;
-    const int64_t g = head.offset + int64_t{j} * classes + q;
-    w1[i] = q < classes ? a.p[g] : 0.0f;
-    m1[i] = q < classes ? a.m[g] : 0.0f;
-    v1[i] = q < classes ? a.v[g] : 0.0f;
-  }
+    if (!load && blockIdx.x != 0) return;
+    for (int i = tid; i < (units + 1) * qp; i += THREADS) {
+      const int j = i / qp, q = i - j * qp;
+      const int64_t g = head.offset + int64_t{j} * classes + q;
+      if (q < classes) {
+        move(w1 + i, a.p[g]);
+        move(m1 + i, a.m[g]);
+        move(v1 + i, a.v[g]);
+      } else if (load) {
+        w1[i] = m1[i] = v1[i] = 0.0f;
+      }
+    }
+  };
+  move_state(true);
 
   const int32_t first_step = *a.counter;  // read by every block before its first barrier
   const float inv_batch = 1.0f / static_cast<float>(a.batch);
@@ -167,9 +184,9 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
           z += partial[w * ROWS + r];
         }
         const int64_t i = int64_t{r} * units + first_unit + u;
-        const float y = activate(hidden, z, i, step);
-        out[i] = y;
-        mask[u * ROWS + r] = dropout_relu_factor(hidden, y, i, step);
+        const Activated y = activate(hidden, z, i, step);
+        out[i] = y.out;
+        mask[u * ROWS + r] = y.factor;
       }
     }
     clock.mark();
@@ -275,15 +292,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       row_hit[r] = best == label ? 1.0f : 0.0f;
     }
     __syncthreads();  // dlogits are in
-    if (blockIdx.x == 0 && tid == THREADS - 1) {  // the sums, in row order
-      float loss = 0.0f, hits = 0.0f;
-      for (int r = 0; r < a.batch; ++r) {
-        loss += row_loss[r];
-        hits += row_hit[r];
-      }
-      *a.loss_sum += loss;
-      *a.correct += hits;
-    }
+    if (blockIdx.x == 0 && tid == THREADS - 1) add_batch_sums(a, row_loss, row_hit);
     if (tid < columns * ROWS) {  // own units' gradients: (dlogits W1^T) * mask, W1 not yet updated
       const int u = tid / ROWS, r = tid % ROWS;
       float g = 0.0f;
@@ -340,28 +349,16 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     __syncthreads();  // xs and the step sizes are read before the next step overwrites them
   }
 
-  // The state back to the model's buffers: own units by every block, the head by block 0.
-  for (int i = tid; i < columns * depth; i += THREADS) {
-    const int u = i / depth, k = i - u * depth;
-    if (u < owned) {
-      const int64_t g = hidden.offset + int64_t{k} * units + first_unit + u;
-      a.p[g] = w0[i];
-      a.m[g] = m0[i];
-      a.v[g] = v0[i];
-    }
-  }
-  if (blockIdx.x == 0) {
-    for (int i = tid; i < (units + 1) * classes; i += THREADS) {
-      const int j = i / classes, q = i - j * classes;
-      a.p[head.offset + i] = w1[j * qp + q];
-      a.m[head.offset + i] = m1[j * qp + q];
-      a.v[head.offset + i] = v1[j * qp + q];
-    }
-    if (tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
-  }
+  move_state(false);
+  if (blockIdx.x == 0 && tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
 }
 
 }  // namespace
+
+std::vector<std::string> stationary_phases() {
+  return {"gather rows", "forward", "read outputs", "logits", "softmax, units' gradients",
+          "head's Adam", "units' Adam"};
+}
 
 void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape) {
   const auto bytes = static_cast<size_t>(shape.shared_bytes);

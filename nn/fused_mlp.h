@@ -46,6 +46,8 @@ struct FusedMlpChoice {
   bool stationary = false;  // where use: in the weight-stationary kernel (else the streaming)
   std::string why_not;  // where !use: one line (for a model it does not run, what in it)
   FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
+  // The kernel's name, as the run header, History::fused_kernel and --json give it.
+  const char* kernel() const { return stationary ? "stationary" : "streaming"; }
 };
 // `resident_data`: the batches come from a float data set on the device with an epoch order
 // there (resident_float_data).

@@ -178,7 +178,7 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
   const FusedMlpChoice fused =
       choose_fused_mlp(*this, options, resident_float_data(source), fused_mlp_limits(device()));
   run.history.fused = fused.use;
-  if (fused.use) run.history.fused_kernel = fused.stationary ? "stationary" : "streaming";
+  if (fused.use) run.history.fused_kernel = fused.kernel();
   if (fused.mlp && !fused.use) run.history.fused_why_not = fused.why_not;
   std::optional<FusedSteps> fused_steps;
   if (fused.use) fused_steps.emplace(run, fused.plan);

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "fused_mlp_cases.h"
 #include "nn/fit_run.h"
@@ -103,6 +105,7 @@ TEST_CASE("by default the fused kernel is taken where the weight-stationary kern
   const nn::FusedMlpChoice small = choice_for(one_hidden, automatic);
   CHECK(small.use);
   CHECK(small.stationary);
+  CHECK(std::string(small.kernel()) == "stationary");
   const nn::FusedMlpChoice wide = choice_for(two_hidden, automatic);
   CHECK(wide.mlp);
   CHECK_FALSE(wide.use);
@@ -112,6 +115,7 @@ TEST_CASE("by default the fused kernel is taken where the weight-stationary kern
   const nn::FusedMlpChoice forced = choice_for(two_hidden, on);
   CHECK(forced.use);
   CHECK_FALSE(forced.stationary);
+  CHECK(std::string(forced.kernel()) == "streaming");
   // On the CPU (no room at all), the default says why not, as --fused does.
   CHECK(choice_for(one_hidden, automatic, {}).why_not ==
         "this device cannot run it (it needs a GPU with cooperative launches)");
@@ -172,6 +176,13 @@ TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and share
   // output, 25 KB of the head's sums, 2 KB of step sizes: 176 KB of an H100's 227 KiB.
   CHECK(fused_mlp_stationary_shape(plan(784, {128}, 10), 32, 132, H100_SHARED).shared_bytes ==
         175'616);
+  // ENGINE_FUSED_MLP_KERNEL=streaming leaves every plan to the streaming kernel, and says so.
+  setenv("ENGINE_FUSED_MLP_KERNEL", "streaming", 1);
+  const FusedMlpStationaryShape forced =
+      fused_mlp_stationary_shape(plan(784, {128}, 10), 32, 132, H100_SHARED);
+  unsetenv("ENGINE_FUSED_MLP_KERNEL");
+  CHECK(forced.why_not == "ENGINE_FUSED_MLP_KERNEL=streaming");
+  CHECK(forced.blocks == 0);
 }
 
 TEST_CASE("the kernel reads float inputs picked in an order on the device") {

@@ -272,7 +272,7 @@ void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
   if (choice.use) {
     std::printf("Training step: the fused MLP kernel (%s), up to %lld steps a launch "
                 "(docs/FUSED_MLP.md)\n",
-                choice.stationary ? "weight-stationary" : "streaming",
+                choice.kernel(),
                 static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
   } else {
     std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());

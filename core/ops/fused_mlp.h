@@ -6,8 +6,9 @@
 // with the same dropout masks (core/rng.h's dropout_uniform, keyed per Dropout layer) and the
 // same Adam step size, so the weights agree with the op-by-op path to float rounding.
 // Implementations: cpu/fused_mlp.cpp (the reference, phase by phase in plain loops, with the
-// CPU backend's own Dropout and Adam) and
-// kernels/fused_mlp.cu (one persistent kernel, the phases separated by grid-wide barriers).
+// CPU backend's own Dropout and Adam) and two persistent GPU kernels, their phases separated
+// by grid-wide barriers: kernels/fused_mlp_stationary.cu for one hidden layer that fits the SMs'
+// shared memory, kernels/fused_mlp.cu (the streaming kernel, and the choice) for any other.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -145,9 +146,6 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
 bool fused_mlp_supported();
 // The shared memory a block of the stationary kernel may have on this GPU (opted in).
 int64_t fused_mlp_shared_bytes_per_block();
-// How the weight-stationary kernel would run `plan` at `batch` rows on this GPU (its SMs and
-// shared memory), or why it does not apply.
-FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch);
 }  // namespace cuda
 
 }  // namespace engine
