@@ -245,51 +245,38 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     __syncthreads();
-    // A thread per (row, class): the bias and the warps' sums, the logits into dlogits' place.
-    for (int i = tid; i < a.batch * classes; i += THREADS) {
-      const int r = i / classes, q = i - r * classes;
-      float sum = w1[units * qp + q];
-#pragma unroll
-      for (int w = 0; w < WARPS; ++w) sum += logit_partial[(w * qp + q) * ROWS + r];
-      dlogits[r * qp + q] = sum;
-    }
-    __syncthreads();
     clock.mark();
     clock.mark();
-    if (tid < a.batch) {  // a thread per row: softmax cross-entropy, its loss, hit and dlogits
-      const int r = tid;
-      float z[CLASSES];
-      float top = -INFINITY;
-      int best = 0;
+    // A warp per row, a lane per class: the logit (the bias and the warps' sums), softmax
+    // cross-entropy with shuffles, the row's loss and hit, and dlogits = (p - onehot) / batch
+    // (zeros in the padding).
+    for (int r = warp; r < a.batch; r += WARPS) {
+      const int q = lane;
+      float z = -INFINITY;
+      if (q < classes) {
+        z = w1[units * qp + q];
 #pragma unroll
-      for (int q = 0; q < CLASSES; ++q) {
-        if (q < classes) {
-          z[q] = dlogits[r * qp + q];
-          if (z[q] > top) {  // the first maximum, as count_correct
-            top = z[q];
-            best = q;
-          }
-        }
+        for (int w = 0; w < WARPS; ++w) z += logit_partial[(w * qp + q) * ROWS + r];
       }
-      float total = 0.0f;
-#pragma unroll
-      for (int q = 0; q < CLASSES; ++q) {
-        if (q < classes) total += expf(z[q] - top);
+      float top = z;
+      int best = q;
+      warp_first_maximum(top, best);
+      float total = q < classes ? expf(z - top) : 0.0f;
+      for (int offset = 16; offset > 0; offset /= 2) {
+        total += __shfl_xor_sync(0xffffffffu, total, offset);
       }
       const float lse = top + logf(total);
       const int32_t label = a.labels[rows[r]];
-      float picked = 0.0f;
-#pragma unroll
-      for (int q = 0; q < CLASSES; ++q) {
-        if (q < qp) {
-          const bool hit = q == label;
-          if (q < classes && hit) picked = z[q];
-          dlogits[r * qp + q] =
-              q < classes ? inv_batch * (expf(z[q] - lse) - (hit ? 1.0f : 0.0f)) : 0.0f;
-        }
+      const bool valid = label >= 0 && label < classes;
+      const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0);
+      if (q < qp) {
+        dlogits[r * qp + q] =
+            q < classes ? inv_batch * (expf(z - lse) - (q == label ? 1.0f : 0.0f)) : 0.0f;
       }
-      row_loss[r] = label >= 0 && label < classes ? lse - picked : NAN;
-      row_hit[r] = best == label ? 1.0f : 0.0f;
+      if (q == 0) {
+        row_loss[r] = valid ? lse - picked : NAN;
+        row_hit[r] = best == label ? 1.0f : 0.0f;
+      }
     }
     __syncthreads();  // dlogits are in
     if (blockIdx.x == 0 && tid == THREADS - 1) add_batch_sums(a, row_loss, row_hit);
