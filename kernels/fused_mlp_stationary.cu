@@ -45,18 +45,21 @@ constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 
-// The step's rows of the data set, x[order[r]], into xs (batch x inputs). The 100 KB of a small
+// The step's rows of the data set, x[order[r]], into xs (batch x inputs), and their labels into
+// row_label (so that the head does not wait on device memory for them). The 100 KB of a small
 // step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
 // asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
 // copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
 // allow. A warp takes whole rows (no division per element: the step's few thousand
 // instructions a warp are what bounds it). The caller's barrier makes them visible to the block.
-__device__ void gather_rows(const Args& a, const int32_t* rows, float* xs) {
+__device__ void gather_rows(const Args& a, const int32_t* rows, float* xs, int32_t* row_label) {
   const int inputs = a.layer[0].inputs;
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const bool whole_quads = inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
   for (int r = warp; r < a.batch; r += WARPS) {
-    const float* from = a.x + int64_t{rows[r]} * inputs;
+    const int32_t row = rows[r];
+    if (lane == 0) row_label[r] = a.labels[row];
+    const float* from = a.x + int64_t{row} * inputs;
     float* to = xs + r * inputs;
     if (whole_quads) {
       for (int k = 4 * lane; k < inputs; k += 4 * 32) {
@@ -76,6 +79,44 @@ __device__ void gather_rows(const Args& a, const int32_t* rows, float* xs) {
 #endif
 }
 
+// sum_k x(r, k) w(k) over this thread's inputs (k_first, k_first + k_stride, ...), for every row
+// r of the batch: its share of the forward pass. FULL: a batch of ROWS rows, so no row needs a
+// check (a third of the loop's instructions otherwise).
+template <bool FULL>
+__device__ __forceinline__ void forward_dots(float (&acc)[ROWS], const float* xs, const float* w,
+                                             int inputs, int k_first, int k_stride, int batch) {
+  for (int k = k_first; k < inputs; k += k_stride) {
+    const float wk = w[k];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      if (FULL || r < batch) acc[r] += xs[r * inputs + k] * wk;
+    }
+  }
+}
+
+// Adam on this thread's weights of an own unit: input k's gradient is sum_r x(r, k) d(r), the
+// bias's (reached by the thread whose inputs end on it) sum_r d(r). d is zero beyond the batch.
+template <bool FULL>
+__device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[ROWS],
+                                              const float* xs, float* w, float* m, float* v,
+                                              int k_first, int k_stride, float lr_t) {
+  const int inputs = a.layer[0].inputs;
+  for (int k = k_first; k < inputs; k += k_stride) {
+    float g = 0.0f;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      if (FULL || r < a.batch) g += xs[r * inputs + k] * d[r];
+    }
+    adam_apply(w[k], m[k], v[k], g, a.adam, lr_t);
+  }
+  if (k_first <= inputs && (inputs - k_first) % k_stride == 0) {
+    float g = 0.0f;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) g += d[r];
+    adam_apply(w[inputs], m[inputs], v[inputs], g, a.adam, lr_t);
+  }
+}
+
 __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
   cg::grid_group grid = cg::this_grid();
   extern __shared__ float4 shared_quads[];
@@ -92,6 +133,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   float *mask = shared + at.mask, *partial = shared + at.partial;
   float *logit_partial = shared + at.logit_partial, *row_loss = shared + at.row_loss,
         *row_hit = shared + at.row_hit;
+  auto* row_label = reinterpret_cast<int32_t*>(shared + at.labels);
   float* step_sizes = shared + at.lr_t;  // Adam's step size for 512 steps from a multiple of 512
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
@@ -152,7 +194,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s % THREADS == 0 && s + tid < a.steps) {
       step_sizes[tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + tid + 1));
     }
-    gather_rows(a, rows, xs);
+    gather_rows(a, rows, xs, row_label);
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = step_sizes[s % THREADS];
     clock.mark();
@@ -163,15 +205,10 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       float acc[ROWS];
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
-      if (c < owned) {
-        const float* w = w0 + c * depth;
-        for (int k = k_first; k < inputs; k += k_stride) {
-          const float wk = w[k];
-#pragma unroll
-          for (int r = 0; r < ROWS; ++r) {
-            if (r < a.batch) acc[r] += xs[r * inputs + k] * wk;
-          }
-        }
+      if (c < owned && a.batch == ROWS) {
+        forward_dots<true>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
+      } else if (c < owned) {
+        forward_dots<false>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
       }
       partial[warp * ROWS + lane] = warp_transposed_sums(acc);  // lane r: the warp's row r
     }
@@ -266,7 +303,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
         total += __shfl_xor_sync(0xffffffffu, total, offset);
       }
       const float lse = top + logf(total);
-      const int32_t label = a.labels[rows[r]];
+      const int32_t label = row_label[r];
       const bool valid = label >= 0 && label < classes;
       const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0);
       if (q < qp) {
@@ -315,20 +352,16 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     }
     clock.mark();  // (thread 0's own part: no barrier here)
     clock.mark();
-    // Adam on own units: the gradient of input k's weight is sum_r x(r, k) dh(r), the bias's
-    // sum_r dh(r).
+    // Adam on own units, from their gradients dh.
     if (c < owned) {
       float d[ROWS];
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
-      for (int k = k_first; k < depth; k += k_stride) {
-        float g = 0.0f;
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          if (r < a.batch) g += (k < inputs ? xs[r * inputs + k] : 1.0f) * d[r];
-        }
-        const int i = c * depth + k;
-        adam_apply(w0[i], m0[i], v0[i], g, a.adam, lr_t);
+      const int i = c * depth;
+      if (a.batch == ROWS) {
+        own_unit_adam<true>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
+      } else {
+        own_unit_adam<false>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
       }
     }
     clock.mark();

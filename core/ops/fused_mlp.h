@@ -70,7 +70,8 @@ struct FusedMlpStationaryLayout {
   int classes_padded = 0;  // the head's rows padded to whole float4s
   int hidden_stride = 0;   // a row of the hidden output in shared memory: odd, no bank conflicts
   int x = 0, w0 = 0, m0 = 0, v0 = 0, w1 = 0, m1 = 0, v1 = 0, hidden = 0, dlogits = 0, dh = 0,
-      mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, lr_t = 0, floats = 0;
+      mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, labels = 0, lr_t = 0,
+      floats = 0;
 };
 ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batch, int inputs,
                                                                         int units, int classes,
@@ -101,6 +102,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.logit_partial = take(warps * s.classes_padded * rows);  // the head's warp sums
   s.row_loss = take(rows);
   s.row_hit = take(rows);
+  s.labels = take(rows);                                  // the rows' labels (int32)
   s.lr_t = take(FUSED_MLP_STATIONARY_THREADS);            // Adam's step sizes, 512 steps
   s.floats = at;
   return s;
