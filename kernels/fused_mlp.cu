@@ -235,6 +235,8 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
   __shared__ float partial[WARPS * 32];  // the dot phases' partial sums
   // Every block reads the counter before the first barrier; block 0 writes it after the last.
   const int32_t first_step = *a.counter;
+  BatchSums sums;
+  if (blockIdx.x == 0 && threadIdx.x == 0) sums.load(a);
   for (int64_t s = 0; s < a.steps; ++s) {
     const int32_t* rows = a.order + s * a.batch;
     const auto step = static_cast<uint32_t>(first_step + s);
@@ -261,10 +263,13 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
     }
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
     adam_layer(a, rows, 0, lr_t, partial);
-    if (blockIdx.x == 0 && threadIdx.x == 0) add_batch_sums(a, a.row_loss, a.row_hit);
+    if (blockIdx.x == 0 && threadIdx.x == 0) sums.add(a.row_loss, a.row_hit, a.batch);
     barrier();  // the weights are updated before the next step's forward pass reads them
   }
-  if (blockIdx.x == 0 && threadIdx.x == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    sums.store(a);
+    *a.counter = first_step + static_cast<int32_t>(a.steps);
+  }
 }
 
 // Blocks that can all be resident at once (a cooperative launch's condition): one per SM.

@@ -74,18 +74,31 @@ __device__ __forceinline__ Activated activate(const Layer& layer, float z, int64
   return {keep ? y * scale : 0.0f, keep ? relu_factor * scale : 0.0f};
 }
 
-// Block 0 of a step adds the batch's per-row losses and hits to the run's sums, in row order
-// (one thread: the order, and so the float sum, is the same every run).
-__device__ __forceinline__ void add_batch_sums(const Args& a, const float* row_loss,
-                                               const float* row_hit) {
+// The run's sums (RunningMetrics' loss and correct rows), kept by one thread of block 0 in its
+// registers for a launch: read at its start, each step's batch added in row order (the same
+// float additions, in the same order, as adding to memory every step), written at its end. Off
+// the step's path: a read-modify-write of device memory every step kept block 0, and so every
+// block at the next barrier, waiting ~1 us.
+struct BatchSums {
   float loss = 0.0f, hits = 0.0f;
-  for (int r = 0; r < a.batch; ++r) {
-    loss += row_loss[r];
-    hits += row_hit[r];
+  __device__ void load(const Args& a) {
+    loss = *a.loss_sum;
+    hits = *a.correct;
   }
-  *a.loss_sum += loss;
-  *a.correct += hits;
-}
+  __device__ void add(const float* row_loss, const float* row_hit, int batch) {
+    float batch_loss = 0.0f, batch_hits = 0.0f;
+    for (int r = 0; r < batch; ++r) {
+      batch_loss += row_loss[r];
+      batch_hits += row_hit[r];
+    }
+    loss += batch_loss;
+    hits += batch_hits;
+  }
+  __device__ void store(const Args& a) const {
+    *a.loss_sum = loss;
+    *a.correct = hits;
+  }
+};
 
 // Block 0's clock: phase p's own work ends at mark 2p + 1, the barrier after it lets the
 // block go at mark 2p + 2 (so their difference is its wait for the slowest block).

@@ -126,7 +126,8 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   const int inputs = hidden.inputs, units = hidden.units, classes = head.units;
   const FusedMlpStationaryLayout at =
       fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns);
-  const int qp = at.classes_padded, hs = at.hidden_stride, depth = inputs + 1;
+  const int qp = at.classes_padded, hs = at.hidden_stride, ls = at.logit_stride;
+  const int depth = inputs + 1;
   float *xs = shared + at.x, *w0 = shared + at.w0, *m0 = shared + at.m0, *v0 = shared + at.v0;
   float *w1 = shared + at.w1, *m1 = shared + at.m1, *v1 = shared + at.v1;
   float *hidden_out = shared + at.hidden, *dlogits = shared + at.dlogits, *dh = shared + at.dh;
@@ -182,6 +183,8 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   move_state(true);
 
   const int32_t first_step = *a.counter;  // read by every block before its first barrier
+  BatchSums sums;
+  if (blockIdx.x == 0 && tid == THREADS - 1) sums.load(a);
   const float inv_batch = 1.0f / static_cast<float>(a.batch);
   for (int64_t s = 0; s < a.steps; ++s) {
     const int32_t* rows = a.order + s * a.batch;
@@ -278,7 +281,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
 #pragma unroll
       for (int q = 0; q < CLASSES; ++q) {
-        if (q < classes) logit_partial[(warp * qp + q) * ROWS + lane] = acc[q];
+        if (q < classes) logit_partial[(warp * ROWS + lane) * ls + q] = acc[q];
       }
     }
     __syncthreads();
@@ -293,7 +296,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       if (q < classes) {
         z = w1[units * qp + q];
 #pragma unroll
-        for (int w = 0; w < WARPS; ++w) z += logit_partial[(w * qp + q) * ROWS + r];
+        for (int w = 0; w < WARPS; ++w) z += logit_partial[(w * ROWS + r) * ls + q];
       }
       float top = z;
       int best = q;
@@ -316,7 +319,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     __syncthreads();  // dlogits are in
-    if (blockIdx.x == 0 && tid == THREADS - 1) add_batch_sums(a, row_loss, row_hit);
+    if (blockIdx.x == 0 && tid == THREADS - 1) sums.add(row_loss, row_hit, a.batch);
     if (tid < columns * ROWS) {  // own units' gradients: (dlogits W1^T) * mask, W1 not yet updated
       const int u = tid / ROWS, r = tid % ROWS;
       float g = 0.0f;
@@ -370,6 +373,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   }
 
   move_state(false);
+  if (blockIdx.x == 0 && tid == THREADS - 1) sums.store(a);
   if (blockIdx.x == 0 && tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
 }
 

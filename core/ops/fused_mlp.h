@@ -69,6 +69,7 @@ constexpr int FUSED_MLP_STATIONARY_MAX_CLASSES = 16;  // a register each in the 
 struct FusedMlpStationaryLayout {
   int classes_padded = 0;  // the head's rows padded to whole float4s
   int hidden_stride = 0;   // a row of the hidden output in shared memory: odd, no bank conflicts
+  int logit_stride = 0;    // a (warp, row)'s classes in the head's sums: odd, likewise
   int x = 0, w0 = 0, m0 = 0, v0 = 0, w1 = 0, m1 = 0, v1 = 0, hidden = 0, dlogits = 0, dh = 0,
       mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, labels = 0, lr_t = 0,
       floats = 0;
@@ -79,6 +80,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   FusedMlpStationaryLayout s;
   s.classes_padded = (classes + 3) / 4 * 4;
   s.hidden_stride = units % 2 == 0 ? units + 1 : units;
+  s.logit_stride = s.classes_padded + 1;
   int at = 0;
   const auto take = [&at](int floats) {
     const int start = at;
@@ -99,7 +101,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.dh = take(columns * rows);                            // owned units' output gradients
   s.mask = take(columns * rows);                          // ... and d(out)/d(z)
   s.partial = take(warps * rows);                         // the forward pass's warp sums
-  s.logit_partial = take(warps * s.classes_padded * rows);  // the head's warp sums
+  s.logit_partial = take(warps * rows * s.logit_stride);  // the head's warp sums
   s.row_loss = take(rows);
   s.row_hit = take(rows);
   s.labels = take(rows);                                  // the rows' labels (int32)
