@@ -44,20 +44,27 @@ constexpr int THREADS = FUSED_MLP_STATIONARY_THREADS;
 constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
+constexpr int ROWS_PER_WARP = ROWS / WARPS;  // the rows a warp gathers: warp, warp + WARPS, ...
+static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
 
-// The step's rows of the data set, x[order[r]], into xs (batch x inputs), and their labels into
-// row_label (so that the head does not wait on device memory for them). The 100 KB of a small
+// The step's rows of the data set into xs (batch x inputs), and their labels into row_label (so
+// that the head does not wait on device memory for them). The warp's rows (r = warp + i WARPS)
+// are rows `row_of[i]` of the data set, read from the epoch's order a step ahead. The 100 KB of a small
 // step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
 // asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
 // copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
 // allow. A warp takes whole rows (no division per element: the step's few thousand
 // instructions a warp are what bounds it). The caller's barrier makes them visible to the block.
-__device__ void gather_rows(const Args& a, const int32_t* rows, float* xs, int32_t* row_label) {
+__device__ void gather_rows(const Args& a, const int32_t (&row_of)[ROWS_PER_WARP], float* xs,
+                            int32_t* row_label) {
   const int inputs = a.layer[0].inputs;
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const bool whole_quads = inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
-  for (int r = warp; r < a.batch; r += WARPS) {
-    const int32_t row = rows[r];
+#pragma unroll
+  for (int i = 0; i < ROWS_PER_WARP; ++i) {
+    const int r = warp + i * WARPS;
+    if (r >= a.batch) break;
+    const int32_t row = row_of[i];
     if (lane == 0) row_label[r] = a.labels[row];
     const float* from = a.x + int64_t{row} * inputs;
     float* to = xs + r * inputs;
@@ -186,8 +193,18 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   BatchSums sums;
   if (blockIdx.x == 0 && tid == THREADS - 1) sums.load(a);
   const float inv_batch = 1.0f / static_cast<float>(a.batch);
+  // This warp's rows of the data set for a step, loaded from the order one step ahead (during
+  // the step before, whose head hides the load's latency).
+  int32_t row_of[ROWS_PER_WARP];
+  const auto load_rows = [&](int64_t step_index) {
+#pragma unroll
+    for (int i = 0; i < ROWS_PER_WARP; ++i) {
+      const int r = warp + i * WARPS;
+      row_of[i] = r < a.batch ? a.order[step_index * a.batch + r] : 0;
+    }
+  };
+  load_rows(0);
   for (int64_t s = 0; s < a.steps; ++s) {
-    const int32_t* rows = a.order + s * a.batch;
     const auto step = static_cast<uint32_t>(first_step + s);
     float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
     PhaseClock clock(a, s);
@@ -197,7 +214,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s % THREADS == 0 && s + tid < a.steps) {
       step_sizes[tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + tid + 1));
     }
-    gather_rows(a, rows, xs, row_label);
+    gather_rows(a, row_of, xs, row_label);
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = step_sizes[s % THREADS];
     clock.mark();
@@ -232,6 +249,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     clock.mark();
     grid.sync();  // every unit's output of this step is in `out`
     clock.mark();
+    if (s + 1 < a.steps) load_rows(s + 1);
 
     // ---- the head, in every block: every unit's output into shared memory, from L2 (other
     // blocks wrote it; __ldcg skips this SM's L1, which may hold a line of two steps ago) ----
