@@ -22,8 +22,8 @@
 // At ~60 TFLOP/s FP32 and ~6 TB/s of L2 the work is ~0.6 us; what bounds a step is the
 // barriers and the latency of each phase's dependent loads. Measured on an H100
 // (docs/FUSED_MLP.md): the barriers cost 1-2 us each, the phases are latency-bound (forward
-// 6.0 us, head 2.1, Adam 9.8): 23 us a small step against the CUDA graph's 46; the wide model,
-// whose 152 M multiply-adds want register tiles or tensor cores, 240 us against 110.
+// 6.3 us, head 2.2, Adam 9.1): 22 us a small step against the CUDA graph's 46; the wide model,
+// whose 152 M multiply-adds want register tiles or tensor cores, 253 us against 111.
 //
 // Work split: every phase but the head is a set of dot products, out(r, c) = sum_k a(r, k)
 // b(k, c), spread over the whole grid (dot): a warp takes one row and 32 neighbouring columns,

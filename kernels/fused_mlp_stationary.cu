@@ -2,7 +2,7 @@
 // every step of a launch, with the weights kept in the SMs' shared memory from the first step
 // to the last. The CPU reference is cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
 //
-// Why: the streaming kernel (kernels/fused_mlp.cu) spends a small step's 23 us on three
+// Why: the streaming kernel (kernels/fused_mlp.cu) spends a small step's 22 us on three
 // grid-wide barriers and on phases that wait on L2 for weights they read once. Here block b
 // owns `columns` hidden units (their kernel columns, bias and Adam moments) for the whole
 // launch and keeps a private copy of the head (its kernel, bias and moments): every block
@@ -23,11 +23,11 @@
 //               head's 3 x 41 k multiply-adds (logits, weight gradient, own units' gradient)
 //   barrier     one grid-wide barrier (~1 us)
 //   shared      100 KB of rows + 9 KB own unit + 15 KB head + 17 KB hidden output + the
-//               head's partial sums and Adam's step sizes: 176 KB of the H100's 227 KiB a block
-// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 16.9 us, against the streaming
-// kernel's 22.7 and the CUDA graph's 45.5. Nsight Compute says why: ~3,000 instructions a warp
-// a step, each phase a short chain of dependent shared-memory loads and FMAs with too few warps
-// to hide it; the bytes and FLOPs are not what bounds it.
+//               head's partial sums and Adam's step sizes: 178 KB of the H100's 227 KiB a block
+// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 13.2 us, against the streaming
+// kernel's 22.3 and the CUDA graph's 45.6. Nsight Compute says why: each phase is a short chain
+// of dependent loads, shuffles and FMAs with too few warps to hide it; the bytes and FLOPs are
+// not what bounds it.
 #include <cooperative_groups.h>
 
 #include "kernels/fused_mlp_common.cuh"
@@ -53,8 +53,8 @@ static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
 // step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
 // asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
 // copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
-// allow. A warp takes whole rows (no division per element: the step's few thousand
-// instructions a warp are what bounds it). The caller's barrier makes them visible to the block.
+// allow. A warp takes whole rows (no division per element: a division is ~20 instructions, and
+// a step's phases are chains of them). The caller's barrier makes them visible to the block.
 __device__ void gather_rows(const Args& a, const int32_t (&row_of)[ROWS_PER_WARP], float* xs,
                             int32_t* row_label) {
   const int inputs = a.layer[0].inputs;
