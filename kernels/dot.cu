@@ -21,6 +21,7 @@
 
 #include "kernels/dot.h"
 #include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
 namespace {
@@ -34,7 +35,6 @@ constexpr int BLOCKS_PER_SM = 4;
 // A block is worth launching for at least 16 elements per thread: fewer, and the block
 // reduction and the partial's round trip cost more than the loads.
 constexpr int64_t MIN_ELEMENTS_PER_THREAD = 16;
-constexpr unsigned FULL_MASK = 0xffffffffu;
 
 // c = alpha * total + beta * c; c is not read when beta == 0 (it may hold garbage or NaN).
 __device__ __forceinline__ void write_result(float* c, float alpha, float total, float beta) {
@@ -44,14 +44,14 @@ __device__ __forceinline__ void write_result(float* c, float alpha, float total,
 // The sum of `v` over the block's THREADS threads, in a fixed order; valid in thread 0.
 __device__ float block_sum(float v) {
   __shared__ float warp_totals[WARPS];
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(FULL_MASK, v, offset);
+  v = warp_sum(v);
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   if (lane == 0) warp_totals[warp] = v;
   __syncthreads();  // every warp's total is written before warp 0 reads them
   float total = 0.0f;
   if (warp == 0) {
     total = lane < WARPS ? warp_totals[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(FULL_MASK, total, offset);
+    total = warp_sum(total);
   }
   return total;
 }

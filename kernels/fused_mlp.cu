@@ -159,9 +159,7 @@ __device__ void head(const Args& a, const int32_t* rows, uint32_t step, float* p
       float top = lane < classes ? z : -INFINITY;
       int best = lane;
       warp_first_maximum(top, best);
-      float sum = lane < classes ? expf(z - top) : 0.0f;
-      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-      const float lse = top + logf(sum);
+      const float lse = top + logf(warp_sum(lane < classes ? expf(z - top) : 0.0f));
       const int32_t label = a.labels[rows[r]];
       const bool valid = label >= 0 && label < classes;
       const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0);
@@ -309,6 +307,32 @@ void print_phases(const char* kernel, const std::vector<std::string>& phases,
   std::fprintf(stderr, "step %.2f\n", total);
 }
 
+void print_arrivals(const unsigned long long* device_arrival, int64_t steps, int64_t blocks) {
+  std::vector<unsigned long long> arrival(static_cast<size_t>(steps * blocks));
+  CHECK_CUDA(cudaMemcpyAsync(arrival.data(), device_arrival, arrival.size() * sizeof(arrival[0]),
+                             cudaMemcpyDeviceToHost, stream()));
+  CHECK_CUDA(cudaStreamSynchronize(stream()));
+  // Per block, its mean lag behind the first block to arrive; per step, the last one's.
+  std::vector<double> lag(static_cast<size_t>(blocks), 0.0);
+  double spread = 0.0;
+  for (int64_t s = 1; s < steps; ++s) {
+    const unsigned long long* t = arrival.data() + s * blocks;
+    const unsigned long long first = *std::min_element(t, t + blocks);
+    const unsigned long long last = *std::max_element(t, t + blocks);
+    spread += static_cast<double>(last - first);
+    for (int64_t b = 0; b < blocks; ++b) lag[static_cast<size_t>(b)] += static_cast<double>(t[b] - first);
+  }
+  const double n = static_cast<double>(steps - 1) * 1e3;
+  const auto slowest = std::max_element(lag.begin(), lag.end());
+  std::vector<double> sorted = lag;
+  std::sort(sorted.begin(), sorted.end());
+  std::fprintf(stderr, "fused_mlp arrivals at the barrier, mean of %lld steps (us after the first "
+                       "block): last %.2f; block 0 %.2f, median block %.2f, slowest block (%lld) %.2f\n",
+               static_cast<long long>(steps - 1), spread / n, lag[0] / n,
+               sorted[sorted.size() / 2] / n, static_cast<long long>(slowest - lag.begin()),
+               *slowest / n);
+}
+
 }  // namespace fused_mlp
 
 namespace {
@@ -383,6 +407,8 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.dlogits = w + at.dlogits;
   a.row_loss = w + at.row_loss;
   a.row_hit = w + at.row_hit;
+  a.head_copy[0] = w + at.head_copy[0];
+  a.head_copy[1] = w + at.head_copy[1];
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
@@ -398,6 +424,10 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   if (clocked > 0) {
     CHECK_CUDA(cudaMalloc(&a.clock, static_cast<size_t>(clocked * CLOCK_MARKS) *
                                         sizeof(unsigned long long)));
+    if (stationary) {
+      CHECK_CUDA(cudaMalloc(&a.arrival, static_cast<size_t>(clocked * shape.blocks) *
+                                            sizeof(unsigned long long)));
+    }
   }
   if (stationary) {
     launch_stationary(a, shape);
@@ -408,7 +438,11 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
     print_phases(stationary ? "stationary" : "streaming",
                  stationary ? stationary_phases() : streaming_phases(a.layers), a.clock, clocked);
   }
-  if (clocked > 0) CHECK_CUDA(cudaFree(a.clock));
+  if (clocked > 1 && stationary) print_arrivals(a.arrival, clocked, shape.blocks);
+  if (clocked > 0) {
+    CHECK_CUDA(cudaFree(a.clock));
+    CHECK_CUDA(cudaFree(a.arrival));
+  }
 }
 
 }  // namespace engine::cuda

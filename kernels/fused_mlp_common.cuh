@@ -38,10 +38,14 @@ struct Args {
   float* out[MAX_HIDDEN];   // hidden layers' outputs (batch, units)
   float* grad[MAX_HIDDEN];  // their gradients
   float *dlogits, *row_loss, *row_hit;
+  float* head_copy[2];  // the stationary kernel's head, by step parity (fused_mlp_workspace)
   float *loss_sum, *correct;
   // ENGINE_FUSED_MLP_PHASES: where block 0 writes the GPU's clock (ns) at each phase's start
   // and end, CLOCK_MARKS per step for the first CLOCK_STEPS steps (null: not timed).
   unsigned long long* clock;
+  // ... and where every block writes it as it reaches the step's barrier (the stationary
+  // kernel: gridDim.x a step for the same steps; null: not timed).
+  unsigned long long* arrival;
 };
 constexpr int CLOCK_MARKS = 16, CLOCK_STEPS = 64;
 
@@ -100,6 +104,12 @@ struct BatchSums {
   }
 };
 
+__device__ __forceinline__ unsigned long long global_nanoseconds() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 // Block 0's clock: phase p's own work ends at mark 2p + 1, the barrier after it lets the
 // block go at mark 2p + 2 (so their difference is its wait for the slowest block).
 class PhaseClock {
@@ -109,11 +119,7 @@ class PhaseClock {
                   ? a.clock + step * CLOCK_MARKS
                   : nullptr) {}
   __device__ void mark() {
-    if (slot_ != nullptr) {
-      unsigned long long t;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-      slot_[marks_] = t;
-    }
+    if (slot_ != nullptr) slot_[marks_] = global_nanoseconds();
     ++marks_;
   }
 
@@ -126,6 +132,9 @@ class PhaseClock {
 // clocked steps after the first, its own work and then its wait at the barrier.
 void print_phases(const char* kernel, const std::vector<std::string>& phases,
                   const unsigned long long* device_clock, int64_t steps);
+// ... and how far apart the blocks reach the barrier (Args::arrival): the step is as slow as
+// the last of them.
+void print_arrivals(const unsigned long long* device_arrival, int64_t steps, int64_t blocks);
 
 // The weight-stationary kernel (kernels/fused_mlp_stationary.cu): its launch, and the phases
 // its clock marks, in order.

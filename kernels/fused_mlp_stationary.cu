@@ -4,30 +4,32 @@
 //
 // Why: the streaming kernel (kernels/fused_mlp.cu) spends a small step's 22 us on three
 // grid-wide barriers and on phases that wait on L2 for weights they read once. Here block b
-// owns `columns` hidden units (their kernel columns, bias and Adam moments) for the whole
-// launch and keeps a private copy of the head (its kernel, bias and moments): every block
-// computes the head, which is tiny, from the hidden layer's whole output, so the only thing
-// that crosses between blocks is that output, and a step has one grid-wide barrier:
-//   gather the batch's rows -> own units' outputs -> [barrier] -> read every unit's output ->
-//   logits, softmax cross-entropy, dlogits -> own units' gradients -> Adam on the head (every
-//   block the same, bit for bit) and on own units
-// The hidden output is written to two global buffers by the step's parity: a block that runs
-// ahead writes step s + 1's while a slower one still reads step s's, and it cannot get to s + 2
-// before that block has passed the barrier of s + 1.
+// owns `columns` hidden units for the whole launch: their kernel columns, bias and Adam moments
+// in shared memory, and their rows of the head (each unit's outgoing weights and their moments;
+// block 0 also the head's bias). Every block computes the head, which is tiny, from every
+// unit's output and the whole head, so what crosses between blocks is the hidden output and
+// the head's updated rows, and a step has one grid-wide barrier:
+//   gather the batch's rows -> own units' outputs -> [barrier] -> read every unit's output and
+//   the head -> logits, softmax cross-entropy, dlogits -> own units' gradients, and Adam on
+//   own rows of the head (published for the next step) -> Adam on own units
+// The hidden output and the head each have two global buffers, used by the step's parity: a
+// block that runs ahead writes step s + 1's while a slower one still reads step s's, and it
+// cannot get to s + 2 before that block has passed the barrier of s + 1.
 //
 // Napkin math per step, the seed's small model (784 -> 128 -> 10, batch 32, one unit a block
 // on 128 of an H100's 132 SMs):
 //   a block     gathers 32 x 784 floats = 100 KB (all blocks: 12.8 MB from L2, ~2 us at
 //               ~6 TB/s: the largest cost), 25 k multiply-adds forward and 25 k for its
 //               weight gradient (~0.4 us each: shared-memory bandwidth, 128 bytes a clock), the
-//               head's 3 x 41 k multiply-adds (logits, weight gradient, own units' gradient)
+//               head's 2 x 41 k multiply-adds (logits, own units' gradient) and 10 of its
+//               weights' gradients (32 terms each)
 //   barrier     one grid-wide barrier (~1 us)
-//   shared      100 KB of rows + 9 KB own unit + 15 KB head + 17 KB hidden output + the
-//               head's partial sums and Adam's step sizes: 178 KB of the H100's 227 KiB a block
-// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 13.2 us, against the streaming
-// kernel's 22.3 and the CUDA graph's 45.6. Nsight Compute says why: each phase is a short chain
-// of dependent loads, shuffles and FMAs with too few warps to hide it; the bytes and FLOPs are
-// not what bounds it.
+//   shared      100 KB of rows + 9 KB own unit + 5 KB head + 17 KB hidden output + 27 KB of
+//               the head's partial sums + 2 KB of Adam's step sizes: 166 KB of the H100's 227 KiB
+// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): MEASURED us, against the streaming
+// kernel's STREAMING and the CUDA graph's GRAPH. Each phase is a short chain of dependent loads,
+// shuffles and FMAs with too few warps to hide it, and the step waits for the slowest block at
+// the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what bounds it.
 #include <cooperative_groups.h>
 
 #include "kernels/fused_mlp_common.cuh"
@@ -45,18 +47,46 @@ constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 constexpr int ROWS_PER_WARP = ROWS / WARPS;  // the rows a warp gathers: warp, warp + WARPS, ...
+constexpr int ROW_LANES = 16;  // lanes a row in the softmax: two rows a warp
 static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
+// The thread of block 0 that keeps the run's loss and hit sums (BatchSums): the first of a
+// middle warp, which has no unit's gradient and at most one of the head's weights to update.
+constexpr int SUMS_THREAD = 32 * (WARPS / 2);
+
+// A warp's rows of the next step, read a step ahead: their places in the data set, from the
+// epoch's order (read_next_places, right after a barrier), and their labels (read_next_rows,
+// once the places are in), both during this step's head, which hides the loads' latency.
+struct NextRows {
+  int32_t row[ROWS_PER_WARP];
+  int32_t label[ROWS_PER_WARP];
+};
+
+__device__ __forceinline__ void read_next_places(const Args& a, int64_t step_index,
+                                                 NextRows& next) {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+#pragma unroll
+  for (int i = 0; i < ROWS_PER_WARP; ++i) {
+    const int r = warp + i * WARPS;
+    next.row[i] = r < a.batch ? a.order[step_index * a.batch + r] : 0;
+  }
+}
+
+__device__ __forceinline__ void read_next_rows(const Args& a, NextRows& next) {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+#pragma unroll
+  for (int i = 0; i < ROWS_PER_WARP; ++i) {
+    next.label[i] = warp + i * WARPS < a.batch ? a.labels[next.row[i]] : 0;
+  }
+}
 
 // The step's rows of the data set into xs (batch x inputs), and their labels into row_label (so
-// that the head does not wait on device memory for them). The warp's rows (r = warp + i WARPS)
-// are rows `row_of[i]` of the data set, read from the epoch's order a step ahead. The 100 KB of a small
-// step are the largest transfer of the step, from L2 to every block: on sm_80 and later as
-// asynchronous 16-byte copies (cp.async: no registers in between, so a thread has all of its
-// copies in flight at once, not the few a loop of loads keeps), whole float4s where the rows
-// allow. A warp takes whole rows (no division per element: a division is ~20 instructions, and
-// a step's phases are chains of them). The caller's barrier makes them visible to the block.
-__device__ void gather_rows(const Args& a, const int32_t (&row_of)[ROWS_PER_WARP], float* xs,
-                            int32_t* row_label) {
+// that the head does not wait on device memory for them). The 100 KB of a small step are the
+// largest transfer of the step, from L2 to every block: on sm_80 and later as asynchronous
+// 16-byte copies (cp.async: no registers in between, so a thread has all of its copies in
+// flight at once, not the few a loop of loads keeps), whole float4s where the rows allow. A
+// warp takes whole rows (no division per element: a division is ~20 instructions, and a step's
+// phases are chains of them). The caller's barrier makes them visible to the block.
+__device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int32_t* row_label) {
   const int inputs = a.layer[0].inputs;
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
   const bool whole_quads = inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
@@ -64,9 +94,8 @@ __device__ void gather_rows(const Args& a, const int32_t (&row_of)[ROWS_PER_WARP
   for (int i = 0; i < ROWS_PER_WARP; ++i) {
     const int r = warp + i * WARPS;
     if (r >= a.batch) break;
-    const int32_t row = row_of[i];
-    if (lane == 0) row_label[r] = a.labels[row];
-    const float* from = a.x + int64_t{row} * inputs;
+    if (lane == 0) row_label[r] = next.label[i];
+    const float* from = a.x + int64_t{next.row[i]} * inputs;
     float* to = xs + r * inputs;
     if (whole_quads) {
       for (int k = 4 * lane; k < inputs; k += 4 * 32) {
@@ -152,11 +181,17 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   const int warps_per_unit = WARPS / columns;
   const int c = warp / warps_per_unit;
   const int k_first = (warp % warps_per_unit) * 32 + lane, k_stride = warps_per_unit * 32;
+  // The head's rows this block updates: row u < owned is own unit first_unit + u's outgoing
+  // weights; row `columns` is the bias's, block 0's. -1: none (a last block owning fewer).
+  const auto head_row = [&](int u) {
+    return u < owned ? first_unit + u : u == columns && blockIdx.x == 0 ? units : -1;
+  };
 
   // The block's state, between the model's buffers (p, m, v) and shared memory: own units'
-  // columns (kernel then bias, unit by unit), and the head with its rows padded to qp floats
-  // (zeros in the padding). Loaded for the launch; stored after it, the head by block 0 only
-  // (every block's copy is the same).
+  // columns (kernel then bias, unit by unit), and the moments of its rows of the head (rows
+  // padded to qp floats). Its rows of the head's weights go to both head copies in the
+  // workspace, padding zeros included (every block reads the whole head from there each step),
+  // and come back from the copy the last step wrote.
   const auto move_state = [&](bool load) {
     const auto move = [&](float* shared_value, float& value) {
       if (load) {
@@ -174,16 +209,20 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
         move(v0 + i, a.v[g]);
       }
     }
-    if (!load && blockIdx.x != 0) return;
-    for (int i = tid; i < (units + 1) * qp; i += THREADS) {
-      const int j = i / qp, q = i - j * qp;
+    for (int i = tid; i < (columns + 1) * qp; i += THREADS) {
+      const int u = i / qp, q = i - u * qp, j = head_row(u);
+      if (j < 0) continue;
       const int64_t g = head.offset + int64_t{j} * classes + q;
-      if (q < classes) {
-        move(w1 + i, a.p[g]);
-        move(m1 + i, a.m[g]);
-        move(v1 + i, a.v[g]);
-      } else if (load) {
-        w1[i] = m1[i] = v1[i] = 0.0f;
+      float* copy = a.head_copy[a.steps % 2] + j * qp + q;
+      if (load) {
+        const float w = q < classes ? a.p[g] : 0.0f;
+        a.head_copy[0][j * qp + q] = a.head_copy[1][j * qp + q] = w;
+        m1[i] = q < classes ? a.m[g] : 0.0f;
+        v1[i] = q < classes ? a.v[g] : 0.0f;
+      } else if (q < classes) {
+        a.p[g] = *copy;
+        a.m[g] = m1[i];
+        a.v[g] = v1[i];
       }
     }
   };
@@ -191,22 +230,16 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
 
   const int32_t first_step = *a.counter;  // read by every block before its first barrier
   BatchSums sums;
-  if (blockIdx.x == 0 && tid == THREADS - 1) sums.load(a);
+  if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.load(a);
   const float inv_batch = 1.0f / static_cast<float>(a.batch);
-  // This warp's rows of the data set for a step, loaded from the order one step ahead (during
-  // the step before, whose head hides the load's latency).
-  int32_t row_of[ROWS_PER_WARP];
-  const auto load_rows = [&](int64_t step_index) {
-#pragma unroll
-    for (int i = 0; i < ROWS_PER_WARP; ++i) {
-      const int r = warp + i * WARPS;
-      row_of[i] = r < a.batch ? a.order[step_index * a.batch + r] : 0;
-    }
-  };
-  load_rows(0);
+  NextRows next;
+  read_next_places(a, 0, next);
+  read_next_rows(a, next);
   for (int64_t s = 0; s < a.steps; ++s) {
     const auto step = static_cast<uint32_t>(first_step + s);
     float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
+    const float* head_now = a.head_copy[s % 2];      // the head: this step's, and
+    float* head_next = a.head_copy[(s + 1) % 2];     // the next one's (own rows)
     PhaseClock clock(a, s);
     clock.mark();
     // Adam's step sizes (two pows in double, ~1 us for one thread) for the next 512 steps at
@@ -214,7 +247,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s % THREADS == 0 && s + tid < a.steps) {
       step_sizes[tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + tid + 1));
     }
-    gather_rows(a, row_of, xs, row_label);
+    gather_rows(a, next, xs, row_label);
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = step_sizes[s % THREADS];
     clock.mark();
@@ -247,32 +280,50 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     clock.mark();
-    grid.sync();  // every unit's output of this step is in `out`
+    if (a.arrival != nullptr && tid == 0 && s < CLOCK_STEPS) {
+      a.arrival[s * gridDim.x + blockIdx.x] = global_nanoseconds();
+    }
+    grid.sync();  // every unit's output of this step, and every row of its head, are in
     clock.mark();
-    if (s + 1 < a.steps) load_rows(s + 1);
+    if (s + 1 < a.steps) read_next_places(a, s + 1, next);
 
-    // ---- the head, in every block: every unit's output into shared memory, from L2 (other
-    // blocks wrote it; __ldcg skips this SM's L1, which may hold a line of two steps ago) ----
-    // A warp per row, READS loads a lane in flight before the first is stored: one L2 round
-    // trip for a row of up to 32 x READS units, not one per load.
-    constexpr int READS = 4;
-    for (int r = warp; r < a.batch; r += WARPS) {
-      const float* from = out + int64_t{r} * units;
+    // ---- the head, in every block: every unit's output and this step's head into shared
+    // memory, from L2 (other blocks wrote them; __ldcg skips this SM's L1, which may hold a
+    // line of two steps ago). All of a thread's loads are in flight before the first store:
+    // one L2 round trip, not one per load. ----
+    {
+      const int head_quads = (units + 1) * qp / 4;
+      const auto* head_from = reinterpret_cast<const float4*>(head_now);
+      auto* head_to = reinterpret_cast<float4*>(w1);
+      const float4 first_quad =
+          tid < head_quads ? __ldcg(head_from + tid) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      constexpr int READS = 4;  // units a lane reads of each of its rows at once
       for (int base = 0; base < units; base += READS * 32) {
-        float value[READS];
+        float value[ROWS_PER_WARP][READS];
 #pragma unroll
-        for (int n = 0; n < READS; ++n) {
-          const int j = base + n * 32 + lane;
-          value[n] = j < units ? __ldcg(from + j) : 0.0f;
+        for (int i = 0; i < ROWS_PER_WARP; ++i) {
+          const int r = warp + i * WARPS;
+#pragma unroll
+          for (int n = 0; n < READS; ++n) {
+            const int j = base + n * 32 + lane;
+            value[i][n] = r < a.batch && j < units ? __ldcg(out + int64_t{r} * units + j) : 0.0f;
+          }
         }
 #pragma unroll
-        for (int n = 0; n < READS; ++n) {
-          const int j = base + n * 32 + lane;
-          if (j < units) hidden_out[r * hs + j] = value[n];
+        for (int i = 0; i < ROWS_PER_WARP; ++i) {
+          const int r = warp + i * WARPS;
+#pragma unroll
+          for (int n = 0; n < READS; ++n) {
+            const int j = base + n * 32 + lane;
+            if (r < a.batch && j < units) hidden_out[r * hs + j] = value[i][n];
+          }
         }
       }
+      if (tid < head_quads) head_to[tid] = first_quad;
+      for (int t = tid + THREADS; t < head_quads; t += THREADS) head_to[t] = __ldcg(head_from + t);
     }
     __syncthreads();
+    if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
     clock.mark();
     clock.mark();
     {  // logits: warp w sums its slice of the units for every row (lane = row), every class
@@ -305,40 +356,47 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     __syncthreads();
     clock.mark();
     clock.mark();
-    // A warp per row, a lane per class: the logit (the bias and the warps' sums), softmax
-    // cross-entropy with shuffles, the row's loss and hit, and dlogits = (p - onehot) / batch
-    // (zeros in the padding).
-    for (int r = warp; r < a.batch; r += WARPS) {
-      const int q = lane;
+    // Half a warp per row (classes <= 16), a lane per class: the logit (the bias and the warps'
+    // sums), softmax cross-entropy with shuffles within the half, the row's loss and hit, and
+    // dlogits = (p - onehot) / batch (zeros in the padding). Two rows a warp at once: the 32
+    // rows of a full batch in one pass of this chain of shuffles and exponentials, not two.
+    static_assert(CLASSES <= ROW_LANES, "a lane per class");
+    for (int base = 2 * warp; base < a.batch; base += 2 * WARPS) {
+      const int r = base + lane / ROW_LANES, q = lane % ROW_LANES;
+      const bool row = r < a.batch;  // both halves shuffle; only a row's half stores
       float z = -INFINITY;
-      if (q < classes) {
+      if (row && q < classes) {
         z = w1[units * qp + q];
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) z += logit_partial[(w * ROWS + r) * ls + q];
       }
       float top = z;
       int best = q;
-      warp_first_maximum(top, best);
-      float total = q < classes ? expf(z - top) : 0.0f;
-      for (int offset = 16; offset > 0; offset /= 2) {
-        total += __shfl_xor_sync(0xffffffffu, total, offset);
-      }
-      const float lse = top + logf(total);
-      const int32_t label = row_label[r];
+      warp_first_maximum<ROW_LANES>(top, best);
+      const float lse = top + logf(warp_sum<ROW_LANES>(row && q < classes ? expf(z - top) : 0.0f));
+      const int32_t label = row ? row_label[r] : 0;
       const bool valid = label >= 0 && label < classes;
-      const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0);
-      if (q < qp) {
+      const float picked = __shfl_sync(0xffffffffu, z, valid ? label : 0, ROW_LANES);
+      if (row && q < qp) {
         dlogits[r * qp + q] =
             q < classes ? inv_batch * (expf(z - lse) - (q == label ? 1.0f : 0.0f)) : 0.0f;
       }
-      if (q == 0) {
+      if (row && q == 0) {
         row_loss[r] = valid ? lse - picked : NAN;
         row_hit[r] = best == label ? 1.0f : 0.0f;
       }
     }
     __syncthreads();  // dlogits are in
-    if (blockIdx.x == 0 && tid == THREADS - 1) sums.add(row_loss, row_hit, a.batch);
-    if (tid < columns * ROWS) {  // own units' gradients: (dlogits W1^T) * mask, W1 not yet updated
+    clock.mark();
+    clock.mark();
+    if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.add(row_loss, row_hit, a.batch);
+    // Two things at once, from dlogits and this step's head: own units' gradients (dlogits
+    // W1^T) * mask, a thread per (unit, row) from the first warps; and Adam on the block's rows
+    // of the head (own units' outgoing weights, and block 0 the bias row), a warp per weight
+    // from the last warp down, a lane per row of its gradient sum_r h(r, j) dlogits(r, q) (the
+    // bias's input is 1), published to the next step's head copy, which every block reads after
+    // the next barrier.
+    if (tid < columns * ROWS) {
       const int u = tid / ROWS, r = tid % ROWS;
       float g = 0.0f;
       if (u < owned && r < a.batch) {
@@ -348,30 +406,19 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
       dh[u * ROWS + r] = g;
     }
-    __syncthreads();  // dh is in, and every read of W1 is done
-    clock.mark();
-    clock.mark();
-    // Adam on the head: a thread per four classes of a row of it (a unit, or the bias row).
-    const int quads = qp / 4;
-    for (int t = tid; t < (units + 1) * quads; t += THREADS) {
-      const int j = t / quads, q0 = 4 * (t - j * quads);
-      float4 g = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      for (int r = 0; r < a.batch; ++r) {
-        const float h = j < units ? hidden_out[r * hs + j] : 1.0f;
-        const float4 d = *reinterpret_cast<const float4*>(dlogits + r * qp + q0);
-        g.x += h * d.x;
-        g.y += h * d.y;
-        g.z += h * d.z;
-        g.w += h * d.w;
-      }
-      const float gq[4] = {g.x, g.y, g.z, g.w};
-#pragma unroll
-      for (int n = 0; n < 4; ++n) {
-        const int i = j * qp + q0 + n;
-        if (q0 + n < classes) adam_apply(w1[i], m1[i], v1[i], gq[n], a.adam, lr_t);
+    for (int t = WARPS - 1 - warp; t < (columns + 1) * classes; t += WARPS) {
+      const int u = t / classes, q = t - u * classes, j = head_row(u);
+      if (j < 0) continue;  // warp-uniform
+      const float h = lane >= a.batch ? 0.0f : j < units ? hidden_out[lane * hs + j] : 1.0f;
+      const float g = warp_sum(lane < a.batch ? h * dlogits[lane * qp + q] : 0.0f);
+      if (lane == 0) {
+        float w = w1[j * qp + q];
+        adam_apply(w, m1[u * qp + q], v1[u * qp + q], g, a.adam, lr_t);
+        head_next[j * qp + q] = w;
       }
     }
-    clock.mark();  // (thread 0's own part: no barrier here)
+    __syncthreads();  // dh is in
+    clock.mark();
     clock.mark();
     // Adam on own units, from their gradients dh.
     if (c < owned) {
@@ -391,15 +438,15 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   }
 
   move_state(false);
-  if (blockIdx.x == 0 && tid == THREADS - 1) sums.store(a);
+  if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.store(a);
   if (blockIdx.x == 0 && tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
 }
 
 }  // namespace
 
 std::vector<std::string> stationary_phases() {
-  return {"gather rows", "forward", "read outputs", "logits", "softmax, units' gradients",
-          "head's Adam", "units' Adam"};
+  return {"gather rows", "forward", "read outputs and head", "logits", "softmax",
+          "units' gradients, head's Adam", "units' Adam"};
 }
 
 void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape) {

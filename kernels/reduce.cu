@@ -26,12 +26,12 @@ __global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale,
   __shared__ float warp_totals[SUM_THREADS / 32];
   float s = 0.0f;
   for (int64_t i = threadIdx.x; i < n; i += SUM_THREADS) s += x[i];
-  for (int offset = 16; offset > 0; offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  s = warp_sum(s);
   if (threadIdx.x % 32 == 0) warp_totals[threadIdx.x / 32] = s;
   __syncthreads();  // all warp totals written before warp 0 adds them
   if (threadIdx.x < 32) {
     float t = warp_totals[threadIdx.x];
-    for (int offset = 16; offset > 0; offset /= 2) t += __shfl_xor_sync(0xffffffffu, t, offset);
+    t = warp_sum(t);
     if (threadIdx.x == 0) y[0] = t * scale;
   }
 }

@@ -17,6 +17,7 @@
 // rounded division, the same bits as the CPU's.
 #include "core/ops/regression_loss.h"
 #include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
 namespace {
@@ -24,11 +25,6 @@ namespace {
 constexpr int WARPS_PER_BLOCK = 4;
 constexpr int ROW_THREADS = 32 * WARPS_PER_BLOCK;
 constexpr int THREADS = 256;
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
 
 // loss[r] = (1/cols) sum_c d^2 (SQUARED) or |d|, d = pred[r, c] - target[r, c]. Warp w of the
 // grid owns row w.

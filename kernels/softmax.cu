@@ -14,6 +14,7 @@
 
 #include "core/ops/softmax.h"
 #include "kernels/launch.h"
+#include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda {
 namespace {
@@ -23,11 +24,6 @@ constexpr int THREADS = 32 * WARPS_PER_BLOCK;
 
 __device__ __forceinline__ float warp_max(float v) {
   for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
 }
 

@@ -6,9 +6,11 @@ namespace engine::cuda {
 
 // The first maximum: every lane offers (value, index); every lane ends with the largest value
 // and, among equal ones, the lowest index (numpy's argmax). A NaN never wins a comparison.
-template <typename Index>
+// LANES < 32: each group of LANES neighbouring lanes finds its own.
+template <int LANES = 32, typename Index>
 __device__ __forceinline__ void warp_first_maximum(float& value, Index& index) {
-  for (int offset = 16; offset > 0; offset /= 2) {
+  static_assert(LANES >= 1 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "a power of two");
+  for (int offset = LANES / 2; offset > 0; offset /= 2) {
     const float other = __shfl_xor_sync(0xffffffffu, value, offset);
     const Index other_index = __shfl_xor_sync(0xffffffffu, index, offset);
     if (other > value || (other == value && other_index < index)) {
@@ -16,6 +18,17 @@ __device__ __forceinline__ void warp_first_maximum(float& value, Index& index) {
       index = other_index;
     }
   }
+}
+
+// The sum over each group of LANES neighbouring lanes, in every lane of it (a tree of
+// shuffles: the same order, so the same bits, every run).
+template <int LANES = 32>
+__device__ __forceinline__ float warp_sum(float value) {
+  static_assert(LANES >= 1 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "a power of two");
+  for (int offset = LANES / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
+  return value;
 }
 
 // One round of warp_transposed_sums: lanes `width` apart swap half of v[0 .. 2 width).

@@ -20,7 +20,11 @@ FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch) {
   w.dlogits = at;
   w.row_loss = at + batch * plan.layers.back().units;
   w.row_hit = w.row_loss + batch;
-  w.floats = w.row_hit + batch;
+  const FusedMlpLayer& head = plan.layers.back();
+  const int64_t head_floats = (head.inputs + 1) * ((head.units + 3) / 4 * 4);
+  w.head_copy[0] = (w.row_hit + batch + 3) / 4 * 4;  // float4-aligned
+  w.head_copy[1] = w.head_copy[0] + head_floats;
+  w.floats = w.head_copy[1] + head_floats;
   return w;
 }
 

@@ -43,10 +43,11 @@ constexpr int64_t FUSED_MLP_MAX_CLASSES = 32;  // one warp lane per class in the
 // The scratch a call with `batch` rows needs, as offsets in floats from the workspace's start:
 // per hidden layer its output and its gradient (batch x units each; the stationary kernel uses
 // the first layer's two as its outputs by step parity), the head's gradient (batch x classes),
-// per-row losses and hits (batch each), and the floats in all.
+// per-row losses and hits (batch each), two copies of the head (its kernel and bias, rows
+// padded to whole float4s: the stationary kernel's head by step parity), and the floats in all.
 struct FusedMlpWorkspace {
   std::vector<int64_t> out, grad;
-  int64_t dlogits = 0, row_loss = 0, row_hit = 0, floats = 0;
+  int64_t dlogits = 0, row_loss = 0, row_hit = 0, head_copy[2] = {0, 0}, floats = 0;
 };
 FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch);
 inline int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
@@ -55,8 +56,9 @@ inline int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batc
 
 // ---- the weight-stationary kernel (kernels/fused_mlp_stationary.cu) --------------------------
 // For an MLP of one hidden layer it keeps the weights where they are used: each block owns
-// `columns` hidden units (their kernel columns, bias and Adam moments) and a copy of the whole
-// head in shared memory for the whole launch, so a step is one grid-wide barrier. It takes a
+// `columns` hidden units for the whole launch (their kernel columns, bias and Adam moments in
+// shared memory, and their rows of the head, which it updates and publishes each step), and
+// computes the tiny head from every unit's output, so a step is one grid-wide barrier. It takes a
 // model where that fits one block per SM; the streaming kernel (kernels/fused_mlp.cu) takes
 // any other. Both are exact to float rounding against cpu/fused_mlp.cpp.
 constexpr int FUSED_MLP_STATIONARY_THREADS = 512;
@@ -93,9 +95,9 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.w0 = take(columns * (inputs + 1));                    // owned units: kernel column + bias
   s.m0 = take(columns * (inputs + 1));
   s.v0 = take(columns * (inputs + 1));
-  s.w1 = take((units + 1) * s.classes_padded);            // the head: kernel + bias row
-  s.m1 = take((units + 1) * s.classes_padded);
-  s.v1 = take((units + 1) * s.classes_padded);
+  s.w1 = take((units + 1) * s.classes_padded);            // the head, this step's: kernel + bias
+  s.m1 = take((columns + 1) * s.classes_padded);          // its moments: own units' rows, and
+  s.v1 = take((columns + 1) * s.classes_padded);          // the bias row (block 0's)
   s.hidden = take(batch * s.hidden_stride);               // every unit's output, this step
   s.dlogits = take(rows * s.classes_padded);
   s.dh = take(columns * rows);                            // owned units' output gradients

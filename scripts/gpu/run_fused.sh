@@ -72,7 +72,8 @@ for model in small wide; do
     ENGINE_FUSED_MLP_KERNEL=$kernel ENGINE_FUSED_MLP_PHASES=1 build-fused/apps/mnist_mlp --gpu \
       --dataset fashion --data-dir "$data" "${flag[@]}" --fused --epochs 1 \
       > "$logs/${model}_${kernel}_phases.log" 2>&1
-    grep -m 3 "fused_mlp" "$logs/${model}_${kernel}_phases.log" | tail -1
+    grep -m 1 "phases, block 0" "$logs/${model}_${kernel}_phases.log"
+    grep -m 1 "arrivals at the barrier" "$logs/${model}_${kernel}_phases.log"
   done
 done
 run small_ours_cpu build-fused/apps/mnist_mlp --cpu --dataset fashion --data-dir "$data" --epochs 2
