@@ -47,11 +47,12 @@ constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 constexpr int ROWS_PER_WARP = ROWS / WARPS;  // the rows a warp gathers: warp, warp + WARPS, ...
-constexpr int ROW_LANES = 16;  // lanes a row in the softmax: two rows a warp
+constexpr int ROW_LANES = 16;  // lanes a row in the softmax, a head weight in its Adam
 static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
-// The thread of block 0 that keeps the run's loss and hit sums (BatchSums): the first of a
-// middle warp, which has no unit's gradient and at most one of the head's weights to update.
-constexpr int SUMS_THREAD = 32 * (WARPS / 2);
+// The thread of block 0 that keeps the run's loss and hit sums (BatchSums): one of a warp
+// that, where a block owns one unit, neither computes its gradients (warp 0) nor updates the
+// head (the last ten).
+constexpr int SUMS_THREAD = 32;
 
 // A warp's rows of the next step, read a step ahead: their places in the data set, from the
 // epoch's order (read_next_places, right after a barrier), and their labels (read_next_rows,
@@ -392,10 +393,10 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.add(row_loss, row_hit, a.batch);
     // Two things at once, from dlogits and this step's head: own units' gradients (dlogits
     // W1^T) * mask, a thread per (unit, row) from the first warps; and Adam on the block's rows
-    // of the head (own units' outgoing weights, and block 0 the bias row), a warp per weight
-    // from the last warp down, a lane per row of its gradient sum_r h(r, j) dlogits(r, q) (the
-    // bias's input is 1), published to the next step's head copy, which every block reads after
-    // the next barrier.
+    // of the head (own units' outgoing weights, and block 0 the bias row), half a warp per
+    // weight from the last warp down, its lanes adding rows r and r + 16 of the gradient
+    // sum_r h(r, j) dlogits(r, q) (the bias's input is 1), published to the next step's head
+    // copy, which every block reads after the next barrier.
     if (tid < columns * ROWS) {
       const int u = tid / ROWS, r = tid % ROWS;
       float g = 0.0f;
@@ -406,12 +407,18 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
       dh[u * ROWS + r] = g;
     }
-    for (int t = WARPS - 1 - warp; t < (columns + 1) * classes; t += WARPS) {
-      const int u = t / classes, q = t - u * classes, j = head_row(u);
-      if (j < 0) continue;  // warp-uniform
-      const float h = lane >= a.batch ? 0.0f : j < units ? hidden_out[lane * hs + j] : 1.0f;
-      const float g = warp_sum(lane < a.batch ? h * dlogits[lane * qp + q] : 0.0f);
-      if (lane == 0) {
+    const int head_weights = (columns + 1) * classes;
+    for (int base = 2 * (WARPS - 1 - warp); base < head_weights; base += 2 * WARPS) {
+      const int t = base + lane / ROW_LANES, u = t / classes, q = t - u * classes;
+      const int j = t < head_weights ? head_row(u) : -1;  // -1: none (both halves shuffle)
+      float g = 0.0f;
+      if (j >= 0) {
+        for (int r = lane % ROW_LANES; r < a.batch; r += ROW_LANES) {
+          g += (j < units ? hidden_out[r * hs + j] : 1.0f) * dlogits[r * qp + q];
+        }
+      }
+      g = warp_sum<ROW_LANES>(g);
+      if (j >= 0 && lane % ROW_LANES == 0) {
         float w = w1[j * qp + q];
         adam_apply(w, m1[u * qp + q], v1[u * qp + q], g, a.adam, lr_t);
         head_next[j * qp + q] = w;
