@@ -40,7 +40,8 @@ void BreakdownClock::leave() {
 }
 
 std::optional<EpochBreakdown> BreakdownClock::finish(double data_wait, double eval, int64_t steps,
-                                                     int64_t replayed_steps) {
+                                                     int64_t replayed_steps,
+                                                     int64_t fused_steps) {
   if (!enabled_) return std::nullopt;
   ENGINE_CHECK(!open_, "BreakdownClock::finish with a span still open: call leave() first");
   EpochBreakdown b;
@@ -65,6 +66,7 @@ std::optional<EpochBreakdown> BreakdownClock::finish(double data_wait, double ev
   b.eval_seconds = eval;
   b.steps = steps;
   b.replayed_steps = replayed_steps;
+  b.fused_steps = fused_steps;
   b.timer_read_seconds = seconds_since(read_start);
   return b;
 }

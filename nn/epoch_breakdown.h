@@ -39,7 +39,8 @@
 // span then also holds the device's waits for the host's launches. A graph replay is one launch;
 // a step launched op by op (the first full one, a partial last batch, every step under
 // --no-graph or --sync-check) holds the device's waits between its launches, and between it and
-// the next step: `replayed_steps` says how many of the epoch's steps were replays.
+// the next step: `replayed_steps` says how many of the epoch's steps were replays. The fused
+// MLP kernel's launches (`fused_steps`) are one span too, their steps the kernel's alone.
 //
 // No synchronisation anywhere: the timers are read once, after the epoch's own final
 // synchronisation, and that reading (timer_read_seconds) is outside the epoch's wall.
@@ -62,6 +63,7 @@ struct EpochBreakdown {
   double eval_seconds = 0.0;
   int64_t steps = 0;           // steps this process ran in the epoch
   int64_t replayed_steps = 0;  // of them, CUDA graph replays
+  int64_t fused_steps = 0;     // ... or in the fused MLP kernel (many steps a launch)
   double timer_read_seconds = 0.0;  // reading the timers, after the epoch: not in wall_seconds
 
   // The named parts, all measured.
@@ -91,7 +93,7 @@ class BreakdownClock {
   // after leave(): takes the wall, reads every span and frees the timers. `data_wait` is the
   // source's wait in this epoch; nothing when disabled.
   std::optional<EpochBreakdown> finish(double data_wait, double eval, int64_t steps,
-                                       int64_t replayed_steps);
+                                       int64_t replayed_steps, int64_t fused_steps);
 
  private:
   struct Span {

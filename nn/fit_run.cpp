@@ -70,6 +70,7 @@ void FitRun::start_epoch(int number, const TrainingState* resume) {
   earlier_seconds = resumed ? resume->seconds : 0.0;
   earlier_wait = resumed ? resume->data_wait_seconds : 0.0;
   replayed_steps = 0;
+  fused_steps = 0;
   if (resumed && options.communicator) {
     // The checkpoint holds the sums over all ranks (sum_over_ranks): rank 0 takes them, so the
     // epoch's end sums them once; every rank counts its share of the samples.

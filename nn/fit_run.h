@@ -55,6 +55,7 @@ struct FitRun {
   double earlier_seconds = 0.0;   // what the stopped run had spent on a resumed epoch
   double earlier_wait = 0.0;      // ... and of that, waiting for data
   int64_t replayed_steps = 0;     // this epoch's steps that were graph replays
+  int64_t fused_steps = 0;        // ... that ran in the fused MLP kernel (nn/fused_mlp.h)
   // Set by early stopping or a callback (FitControl::stop_training): fit ends the epoch after
   // the step in progress, and the run after the epoch.
   bool stop_training = false;

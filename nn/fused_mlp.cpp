@@ -94,8 +94,6 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
     if (limits.state_bytes == 0) return "this device cannot run it (it needs a GPU with cooperative launches)";
     if (limits.tf32) return "--tf32: the fused kernel computes in FP32 only";
     if (limits.vendor) return "--device cudnn runs the matmuls in cuBLAS";
-    if (options.breakdown) return "--breakdown times the ops one by one";
-    if (options.check_numerics) return "the NaN check looks at every step's gradients";
     if (!options.callbacks.empty()) return "callbacks may act after any step";
     if (options.communicator) return "data-parallel ranks average every step's gradients";
     if (!resident_data) return "its batches do not come from a float data set on the device";
@@ -134,10 +132,11 @@ int64_t FusedSteps::launch(int64_t s) {
   const int64_t full_steps = std::min(run_.steps, n / batch);  // steps of a whole batch
   int64_t end = s + 1;
   if (s < full_steps && full_steps_launched_ >= 2) {
-    end = std::min(full_steps, s + STEPS_PER_LAUNCH);
+    end = std::min(full_steps, s + most_steps_a_launch(run_.options));
   }
   const int64_t rows = s < full_steps ? batch : n - s * batch;
   if (s < full_steps) full_steps_launched_ += end - s;
+  run_.fused_steps += end - s;
   Sequential& model = run_.model;
   // The optimizer's rate now: a schedule may have changed it since the last launch.
   plan_.adam = dynamic_cast<Adam&>(model.optimizer()).config();

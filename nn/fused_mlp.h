@@ -9,10 +9,11 @@
 // layer whose weights fit the SMs' shared memory: core/ops/fused_mlp.h), which is faster than
 // the CUDA graph; with --fused (On) also in the streaming kernel, for any MLP; never with
 // --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 (the
-// kernels compute in FP32), --breakdown or a NaN check (which time or check each op),
-// callbacks (which may act after any step), data-parallel ranks, or a device that cannot run
-// it or keep the model's state in its L2 cache, or --device cudnn (whose matmuls are cuBLAS's). Each refusal is one line, which the run
-// header prints.
+// kernels compute in FP32), callbacks (which may act after any step), data-parallel ranks, a
+// device that cannot run it or keep the model's state in its L2 cache, or --device cudnn
+// (whose matmuls are cuBLAS's). Each refusal is one line, which the run header prints.
+// --breakdown counts the launches as compute; the NaN check, for which the kernel keeps no
+// gradients, looks at the loss and the weights after every step, launched one at a time.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -61,10 +62,14 @@ bool resident_float_data(const BatchSource& source);
 // epoch in one call and returns end. A launch never mixes full and partial batches, and takes
 // one step at a time during the warm-up (the first two full steps: the kernel's first launch,
 // which fit's warm-up measures apart from the steady steps); otherwise up to
-// STEPS_PER_LAUNCH steps, so that a signal or the progress line waits at most that many.
+// STEPS_PER_LAUNCH steps, so that a signal or the progress line waits at most that many, or
+// one with the NaN check, which looks at the weights after every step.
 class FusedSteps {
  public:
   static constexpr int64_t STEPS_PER_LAUNCH = 256;
+  static int64_t most_steps_a_launch(const FitOptions& options) {
+    return options.check_numerics ? 1 : STEPS_PER_LAUNCH;
+  }
   FusedSteps(FitRun& run, FusedMlpPlan plan);
   int64_t launch(int64_t s);
 

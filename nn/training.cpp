@@ -240,7 +240,10 @@ History Sequential::fit(BatchSource& source, const FitOptions& options) {
       // resident set's batch is part of the step, and consecutive steps extend one span.
       if (fused_steps) {
         // A launch runs this step and the next ones; the sums count its samples at once.
-        if (s >= launched_until) launched_until = fused_steps->launch(s);
+        if (s >= launched_until) {
+          run.clock.enter(BreakdownClock::Part::Compute);
+          launched_until = fused_steps->launch(s);
+        }
       } else {
         run.clock.enter(run.clock.batch_part());
         const Tensor index = source.next(first, count);

@@ -9,7 +9,10 @@
 #include <string>
 
 #include "fused_mlp_cases.h"
+#include "file_fixtures.h"
 #include "nn/fit_run.h"
+#include "nn/observers/checkpoints.h"
+#include "nn/observers/observers.h"
 #include "toy_data.h"
 
 using namespace engine;
@@ -65,12 +68,16 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
     nn::FusedMlpLimits limits;
     bool resident;
   };
-  nn::FitOptions no_fused = plain, no_graph = plain, breakdown = plain, nan_check = plain,
-                 callbacks = plain;
-  no_fused.fused = nn::FusedUse::Off;
-  no_graph.use_graph = false;
+  // --breakdown and the NaN check run with it (nn/fused_mlp.h says how).
+  nn::FitOptions breakdown = plain, nan_check = plain;
   breakdown.breakdown = true;
   nan_check.check_numerics = true;
+  CHECK(choice_for(mlp, breakdown).use);
+  CHECK(choice_for(mlp, nan_check).use);
+
+  nn::FitOptions no_fused = plain, no_graph = plain, callbacks = plain;
+  no_fused.fused = nn::FusedUse::Off;
+  no_graph.use_graph = false;
   callbacks.callbacks.push_back(std::make_shared<nn::Callback>());
   const Refusal refusals[] = {
       {"--no-fused", no_fused, H100, true},
@@ -80,8 +87,6 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
        {LARGE_L2, true, false, H100_SMS, H100_SHARED}, true},
       {"--device cudnn runs the matmuls in cuBLAS", plain,
        {LARGE_L2, false, true, H100_SMS, H100_SHARED}, true},
-      {"--breakdown times the ops one by one", breakdown, H100, true},
-      {"the NaN check looks at every step's gradients", nan_check, H100, true},
       {"callbacks may act after any step", callbacks, H100, true},
       {"its batches do not come from a float data set on the device", plain, H100, false},
       // 146 parameters and two moments: 1,752 bytes; a GPU with a 1 KB L2 falls back.
@@ -256,6 +261,7 @@ TEST_CASE("fit's fused launches: the warm-up's steps alone, then up to 256, neve
   for (int64_t s = 0; s < run.steps;) ends.push_back(s = steps.launch(s));
   CHECK(ends == std::vector<int64_t>{1, 2, 9, 10});
   CHECK(run.running.samples == 75);
+  CHECK(run.fused_steps == 10);  // --breakdown's count
 
   nn::Sequential ops = fused_case_model(c, Device::cpu());
   nn::RunningMetrics metrics(Device::cpu());
@@ -268,4 +274,40 @@ TEST_CASE("fit's fused launches: the warm-up's steps alone, then up to 256, neve
   CHECK(worst_relative(fused.parameters().values.to_vector(), ops.parameters().values.to_vector()) < 1e-3);
   CHECK(run.running.loss() == doctest::Approx(metrics.loss()).epsilon(1e-5));
   CHECK(fused.step_counter().to_int_vector()[0] == 10);
+}
+
+TEST_CASE("a NaN check of fused steps: one step a launch, then the loss and the weights after each") {
+  const FusedCase c{"checked", 12, {16}, 3, 0.25f, 8, 75, 0};
+  const nn::Dataset data = fused_case_data(c, Device::cpu());
+  nn::FitOptions options;
+  options.batch_size = c.batch;
+  options.fused = nn::FusedUse::On;
+  options.check_numerics = true;
+  nn::Sequential model = fused_case_model(c, Device::cpu());
+  nn::ResidentBatches source(data, options, Device::cpu());
+  nn::FitRun run(model, source, options);
+  run.steps = nn::steps_per_epoch(options, source.size());
+  run.full_batch = c.batch;
+  run.epoch = 1;
+  run.history.fused = true;
+  source.start_epoch(1, run.steps, c.batch, 0);
+  nn::FusedSteps steps(run, nn::choose_fused_mlp(model, options, true, H100).plan);
+  nn::Checkpoints checkpoints(run);
+  nn::NanCheck check(run, checkpoints);
+  std::vector<int64_t> ends;
+  for (int64_t s = 0; s < run.steps;) {
+    ends.push_back(s = steps.launch(s));
+    check.step_finished(run, s, c.batch);  // finite: nothing
+  }
+  CHECK(ends == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  // A NaN in the head's kernel (the second parameter: the first Dense's bias comes before it).
+  float* w = model.parameters().values.data<float>();
+  w[12 * 16 + 16 + 5] = NAN;
+  check_message(error_of([&] { check.step_finished(run, 4, c.batch); }),
+                {"NaN/Inf at epoch 1, step 4/10", "in the weights of ", "dense_1/kernel",
+                 "after the step's update"});
+  w[12 * 16 + 16 + 5] = 0.0f;
+  run.running.loss_sum.data<float>()[0] = INFINITY;
+  check_message(error_of([&] { check.step_finished(run, 5, c.batch); }),
+                {"NaN/Inf at epoch 1, step 5/10", "in the loss", "the weights are finite"});
 }

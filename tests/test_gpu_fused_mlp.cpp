@@ -2,16 +2,19 @@
 // kernels/fused_mlp_stationary.cu, which the plans of one hidden layer take) on the GPU: each
 // against the op-by-op steps on the GPU and against the CPU reference over the table of
 // tests/fused_mlp_cases.h; the same bits on every run; fit() taking it (History::fused) with the op-by-op path's epochs to float
-// rounding, a partial last batch included; and a checkpoint of a fused run resumed by a fused
+// rounding, a partial last batch included, --breakdown counting its launches; the NaN check
+// naming a fused step's bad weight; and a checkpoint of a fused run resumed by a fused
 // run ending bit for bit where the straight run ends. Without a GPU: skipped (exit 77).
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <sstream>
 
+#include "file_fixtures.h"
 #include "fused_mlp_cases.h"
 #include "nn/checkpoint.h"
 
@@ -102,7 +105,9 @@ TEST_CASE("fit takes the fused kernel for an MLP and reports the epochs the op-b
   const nn::Dataset data = fused_case_data(FIT_CASE, GPU);
   std::ostringstream log;
   nn::Sequential fused = fused_case_model(FIT_CASE, GPU), ops = fused_case_model(FIT_CASE, GPU);
-  const nn::History f = fused.fit(data, fit_options(3, nn::FusedUse::Auto, log));
+  nn::FitOptions with_breakdown = fit_options(3, nn::FusedUse::Auto, log);
+  with_breakdown.breakdown = true;
+  const nn::History f = fused.fit(data, with_breakdown);
   const nn::History o = ops.fit(data, fit_options(3, nn::FusedUse::Off, log));
   CHECK(f.fused);
   CHECK(f.fused_kernel == "stationary");
@@ -112,6 +117,9 @@ TEST_CASE("fit takes the fused kernel for an MLP and reports the epochs the op-b
   for (size_t e = 0; e < 3; ++e) {
     CAPTURE(e);
     CHECK(f.epochs[e].steps == 32);
+    REQUIRE(f.epochs[e].breakdown);  // the launches, as compute
+    CHECK(f.epochs[e].breakdown->fused_steps == 32);
+    CHECK(f.epochs[e].breakdown->compute_seconds > 0.0);
     CHECK(f.epochs[e].loss == doctest::Approx(o.epochs[e].loss).epsilon(1e-4));
     CHECK(f.epochs[e].accuracy == doctest::Approx(o.epochs[e].accuracy).epsilon(1e-2));
   }
@@ -140,4 +148,23 @@ TEST_CASE("a fused run's checkpoint, resumed fused, ends where the straight run 
   CHECK(second.fit(data, resuming).fused);
   CHECK(second.parameters().values.to_vector() == straight.parameters().values.to_vector());
   std::filesystem::remove(path);
+}
+
+TEST_CASE("the NaN check of a fused run names the step and the first weight a NaN reached") {
+  REQUIRE(fused_here());
+  nn::Dataset data = fused_case_data(FIT_CASE, Device::cpu());
+  std::vector<float> x = data.x.to_vector();
+  x[70 * 784 + 300] = std::numeric_limits<float>::quiet_NaN();  // row 70: step 3 unshuffled
+  data.x = Tensor::from_vector(x, data.x.shape()).to(GPU);
+  data.y = data.y.to(GPU);
+  std::ostringstream log;
+  nn::FitOptions options = fit_options(1, nn::FusedUse::Auto, log);
+  options.shuffle = false;
+  options.check_numerics = true;
+  nn::Sequential model = fused_case_model(FIT_CASE, GPU);
+  // (ReLU turns the NaN pre-activation into 0, so the loss stays finite; the first kernel's
+  // gradient x^T d, and so its weights after Adam, see it.)
+  check_message(error_of([&] { model.fit(data, options); }),
+                {"NaN/Inf at epoch 1, step 3/32", "in the weights of dense/kernel",
+                 "after the step's update", "Training stopped without saving it"});
 }

@@ -30,6 +30,7 @@ void add(nn::EpochBreakdown& sum, const nn::EpochBreakdown& b) {
   sum.eval_seconds += b.eval_seconds;
   sum.steps += b.steps;
   sum.replayed_steps += b.replayed_steps;
+  sum.fused_steps += b.fused_steps;
   sum.timer_read_seconds += b.timer_read_seconds;
 }
 
@@ -101,7 +102,12 @@ void print_breakdown(std::ostream& out, Device device, const nn::History& histor
       << "  bar: ~ " << names[0] << "  > " << names[1] << "  # " << names[2] << "  < "
       << names[3] << "  = " << names[4] << "  . " << names[5] << "\n"
       << lines << "all " << epochs << " epochs: " << breakdown_line(sum, gpu) << "\n";
-  if (gpu && sum.replayed_steps < sum.steps) {
+  if (sum.fused_steps > 0) {
+    out << "  " << sum.fused_steps << " of " << sum.steps
+        << " steps ran in the fused MLP kernel, many a launch: its phases, with "
+           "ENGINE_FUSED_MLP_PHASES=1 (docs/FUSED_MLP.md)\n";
+  }
+  if (gpu && sum.replayed_steps + sum.fused_steps < sum.steps) {
     out << "  " << sum.steps - sum.replayed_steps << " of " << sum.steps
         << " steps ran op by op (the first full one, partial batches, --no-graph, "
            "--sync-check): their gpu time also holds the device's waits between launches\n";
@@ -142,6 +148,7 @@ nlohmann::json breakdown_json(const nn::EpochBreakdown& b) {
           {"measured_fraction", b.measured_fraction()},
           {"steps", b.steps},
           {"replayed_steps", b.replayed_steps},
+          {"fused_steps", b.fused_steps},
           {"timer_read_seconds", b.timer_read_seconds}};
 }
 

@@ -117,11 +117,8 @@ void print_step_report(Device device, const nn::History& history) {
   if (device.is_cpu() || history.epochs.empty()) return;
   const MedianStep step = median_step_microseconds(history);
   if (history.fused) {
-    std::printf("Training step: the fused MLP kernel (%s), up to %lld steps a launch, median "
-                "%.1f us/step %s\n",
-                history.fused_kernel.c_str(),
-                static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH), step.microseconds,
-                median_basis(step));
+    std::printf("Training step: the fused MLP kernel (%s), median %.1f us/step %s\n",
+                history.fused_kernel.c_str(), step.microseconds, median_basis(step));
   } else if (history.graph_replay) {
     std::printf("Training step: one CUDA graph replay of %lld kernels, median %.1f us/step %s\n",
                 static_cast<long long>(history.kernels_per_step), step.microseconds,
@@ -270,10 +267,11 @@ void print_fused_choice(nn::Sequential& model, const nn::FitOptions& fit,
   // By default, a word only where a GPU could have run the kernel on this model.
   if (fit.fused == nn::FusedUse::Auto && !(choice.mlp && limits.state_bytes > 0)) return;
   if (choice.use) {
-    std::printf("Training step: the fused MLP kernel (%s), up to %lld steps a launch "
+    const int64_t most = nn::FusedSteps::most_steps_a_launch(fit);
+    std::printf("Training step: the fused MLP kernel (%s), %s%lld step%s a launch%s "
                 "(docs/FUSED_MLP.md)\n",
-                choice.kernel(),
-                static_cast<long long>(nn::FusedSteps::STEPS_PER_LAUNCH));
+                choice.kernel(), most > 1 ? "up to " : "", static_cast<long long>(most),
+                most > 1 ? "s" : "", most > 1 ? "" : " (--nan-check looks after each)");
   } else {
     std::printf("Training step: op by op; not the fused MLP kernel: %s\n", choice.why_not.c_str());
   }

@@ -21,6 +21,10 @@ NanCheck::NanCheck(FitRun& run, const Checkpoints& checkpoints)
 // ~1e17, all finite) is found out by that scan, and training goes on.
 void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
   (void)count;
+  if (run.history.fused) {  // the fused kernel keeps no gradients; one step a launch
+    check_fused_step(run, done);
+    return;
+  }
   const ParameterStore& store = run.model.parameters();
   const double loss = run.running.loss_sum.item();
   const int64_t n = store.count();
@@ -38,6 +42,19 @@ void NanCheck::step_finished(FitRun& run, int64_t done, int64_t count) {
                          "); the gradients are finite");
   throw Error(detail::concat("NaN/Inf at epoch ", run.epoch, ", step ", done, "/", run.steps, ": ",
                              found, ". Training stopped without saving it", checkpoints_.kept()));
+}
+
+// A step of the fused MLP kernel (nn/fused_mlp.h), which keeps no gradients: a NaN or an
+// infinity in them reaches the weights through Adam in the same step, so the weights after it
+// and the loss are what it checks.
+void NanCheck::check_fused_step(FitRun& run, int64_t done) {
+  check_weights(run, done);
+  const double loss = run.running.loss_sum.item();
+  if (std::isfinite(loss)) return;
+  throw Error(detail::concat("NaN/Inf at epoch ", run.epoch, ", step ", done, "/", run.steps,
+                             ": in the loss (the epoch's mean so far ", run.running.loss(),
+                             "); the weights are finite. Training stopped without saving it",
+                             checkpoints_.kept()));
 }
 
 // After the epoch's last step (or the step a callback stopped it at): the step checks above

@@ -14,8 +14,9 @@ namespace engine::nn {
 class Checkpoints;
 
 // The NaN check (FitOptions::check_numerics): after every step, throws if the loss or a
-// gradient is NaN or infinite, and at the end of each epoch (or of a run stopped mid-epoch) if
-// a weight is, naming the first such parameter and the checkpoint kept.
+// gradient is NaN or infinite (in the fused MLP kernel, which keeps no gradients: the loss or
+// a weight), and at the end of each epoch (or of a run stopped mid-epoch) if a weight is,
+// naming the first such parameter and the checkpoint kept.
 class NanCheck final : public FitObserver {
  public:
   NanCheck(FitRun& run, const Checkpoints& checkpoints);
@@ -26,6 +27,7 @@ class NanCheck final : public FitObserver {
 
  private:
   void check_weights(FitRun& run, int64_t done);
+  void check_fused_step(FitRun& run, int64_t done);
   const Checkpoints& checkpoints_;
   Tensor grad_check_;  // g . g, or w . w
 };

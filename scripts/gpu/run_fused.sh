@@ -7,10 +7,10 @@
 # default where it applies), their phases timed once with ENGINE_FUSED_MLP_PHASES; and our CPU. Seconds per epoch, the median of epochs 2-4 (the first
 # holds the warm-up), and that / 1,875 steps.
 # Usage: scripts/gpu/run_fused.sh OUT_DIR [DATA_DIR [PARTS]]   (logs: OUT_DIR/fused_logs.tgz)
-#   PARTS: any of "tests staircase pytorch accuracy sanitizers" (default: all of them)
+#   PARTS: any of "tests staircase pytorch accuracy options sanitizers" (default: all of them)
 set -uo pipefail
 out=${1:?out dir}; data=${2:-.devdata}; [ -d "$data" ] || data=data
-parts=" ${3:-tests staircase pytorch accuracy sanitizers} "
+parts=" ${3:-tests staircase pytorch accuracy options sanitizers} "
 want() { [[ $parts == *" $1 "* ]]; }
 data=$(cd "$data" && pwd)
 logs=$out/fused_logs; mkdir -p "$logs"
@@ -90,6 +90,16 @@ for seed in 1 2 3; do
       --seed "$seed" "${f[@]}" > "$logs/acc_${mode}_$seed.log" 2>&1
     echo "seed $seed $mode: $(grep -h "Test accuracy" "$logs/acc_${mode}_$seed.log")"
   done
+done
+fi
+pack
+if want options; then
+echo "== the fused kernel with --breakdown and with --nan-check (small model, 2 epochs)"
+for flag in --breakdown --nan-check; do
+  timeout 120 build-fused/apps/mnist_mlp --gpu --dataset fashion --data-dir "$data" --epochs 2 \
+    "$flag" > "$logs/small_fused_${flag#--}.log" 2>&1
+  echo "$flag: rc $?"
+  grep -h "Training step\|epoch  2\|steps ran\|Epoch 2" "$logs/small_fused_${flag#--}.log"
 done
 fi
 pack
