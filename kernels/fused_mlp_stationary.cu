@@ -26,10 +26,11 @@
 //   barrier     one grid-wide barrier (~1 us)
 //   shared      100 KB of rows + 9 KB own unit + 5 KB head + 17 KB hidden output + 27 KB of
 //               the head's partial sums + 2 KB of Adam's step sizes: 166 KB of the H100's 227 KiB
-// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): MEASURED us, against the streaming
-// kernel's STREAMING and the CUDA graph's GRAPH. Each phase is a short chain of dependent loads,
-// shuffles and FMAs with too few warps to hide it, and the step waits for the slowest block at
-// the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what bounds it.
+// which predicted ~4-5 us a step. Measured on an H100 (docs/FUSED_MLP.md): 9.5 us, against the
+// streaming kernel's 22.4 and the CUDA graph's 45.7. Each phase is a short chain of dependent
+// loads, shuffles and FMAs with too few warps to hide it, and the step waits for the slowest
+// block at the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what
+// bounds it.
 #include <cooperative_groups.h>
 
 #include "kernels/fused_mlp_common.cuh"
