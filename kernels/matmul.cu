@@ -38,7 +38,7 @@ namespace {
 //    64 x 64 tiles and a second launch lost to cuBLAS at every seed shape but dX2 (32 x 10 @
 //    10 x 128). small_splitk beats cuBLAS on the seed MLP's products; the wide MLP's are about
 //    even, and CIFAR's dense layer, the one bound by arithmetic, still loses.
-//  - large outputs (both sides >= LARGE): the warp-tiled kernel, v7, much faster than v5 from
+//  - large outputs (both sides >= GPU_MATMUL_LARGE): the warp-tiled kernel, v7, much faster than v5 from
 //    2048^3 on, with split-K only while its tiles cannot fill the SMs.
 //  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
 //    cp.async big-tile kernel, v8, closer to cuBLAS than v7 from 2048^3 on. At 1024^3 its
@@ -53,11 +53,11 @@ struct EngineKernel {
   int tile_m, tile_n;   // its output tile
   int min_slice;        // shallowest K slice worth a block: several of its K tiles
 };
-constexpr EngineKernel LARGE_FP32{"v7_warptile", 128, 128, 128};
+constexpr EngineKernel LARGE_FP32{"v7_warptile", GPU_MATMUL_LARGE_TILE, GPU_MATMUL_LARGE_TILE,
+                                  GPU_MATMUL_LARGE_MIN_SLICE};
 constexpr EngineKernel HUGE_FP32{"v8_async_bigtile", 128, 256, 128};
 constexpr EngineKernel LARGE_TF32{"v9_tf32_mma", 128, 128, 128};
 constexpr EngineKernel HUGE_TF32{"v11_tf32_tma", 128, 256, 128};
-constexpr int LARGE = 512;     // M and N from which the large kernels win
 constexpr int MAX_SLICES = 64;  // bounds the large kernels' split-K workspace to 64 x M x N floats
 
 int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
@@ -69,13 +69,6 @@ int64_t tiles_of(const EngineKernel& kernel, int M, int N) {
 bool usable(const EngineKernel& kernel) {
   const gemm::Version* v = gemm::find_version(kernel.version);
   return v != nullptr && (v->available == nullptr || v->available());
-}
-
-bool small_kernel_for(int M, int N, int K) {
-  if (M < LARGE || N < LARGE) return true;
-  // Fewer large tiles than SMs, and K too shallow for two of their slices (split_k_slices):
-  // most SMs would stay idle.
-  return tiles_of(LARGE_FP32, M, N) < multiprocessor_count() && K < 2 * LARGE_FP32.min_slice;
 }
 
 bool fills_a_wave(const EngineKernel& kernel, int M, int N) {
@@ -170,7 +163,9 @@ void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b
   g.alpha = alpha;
   g.beta = beta;
 
-  if (small_kernel_for(g.M, g.N, g.K)) {
+  // Fewer large tiles than SMs with K too shallow for two of their slices (split_k_slices)
+  // would leave most SMs idle: the small kernel then too.
+  if (gpu_matmul_small_output(g.M, g.N, g.K, multiprocessor_count())) {
     g.k_slice = gemm::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
     Tensor workspace;  // from the caching allocator: no cudaMalloc in the steady state or capture
     if (g.k_slice > 0) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/device_services.h"
+#include "core/ops/matmul.h"
 #include "core/ops/optimizers.h"
 #include "nn/fit_run.h"
 #include "nn/layers.h"
@@ -71,6 +72,22 @@ std::string plan_of(Sequential& model, FusedMlpPlan& plan) {
   return "";
 }
 
+// Whether the op-by-op path computes every product of a step in FP32 even under --tf32 (the
+// GPU's small-output kernel: core/ops/matmul.h): then the fused kernels, which compute in FP32,
+// do the arithmetic it does. Per layer: the forward pass (batch x units over its inputs), the
+// weight gradient (inputs x units over the batch) and, above the first, the input gradient.
+bool products_stay_fp32(const FusedMlpPlan& plan, int64_t batch, int64_t sms) {
+  for (size_t l = 0; l < plan.layers.size(); ++l) {
+    const FusedMlpLayer& d = plan.layers[l];
+    if (!gpu_matmul_small_output(batch, d.units, d.inputs, sms) ||
+        !gpu_matmul_small_output(d.inputs, d.units, batch, sms) ||
+        (l > 0 && !gpu_matmul_small_output(batch, d.inputs, d.units, sms))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string megabytes(int64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
@@ -92,7 +109,10 @@ FusedMlpChoice choose_fused_mlp(Sequential& model, const FitOptions& options,
     if (options.fused == FusedUse::Off) return "--no-fused";
     if (!options.use_graph) return "--no-graph launches every kernel from the host";
     if (limits.state_bytes == 0) return "this device cannot run it (it needs a GPU with cooperative launches)";
-    if (limits.tf32) return "--tf32: the fused kernel computes in FP32 only";
+    if (limits.tf32 && !products_stay_fp32(choice.plan, options.batch_size, limits.sms)) {
+      return "--tf32: the op-by-op path runs its large products on the tensor cores, the fused "
+             "kernels in FP32";
+    }
     if (limits.vendor) return "--device cudnn runs the matmuls in cuBLAS";
     if (!options.callbacks.empty()) return "callbacks may act after any step";
     if (options.communicator) return "data-parallel ranks average every step's gradients";

@@ -8,10 +8,12 @@
 // (FusedUse::Auto) it is used where the weight-stationary kernel takes the model (one hidden
 // layer whose weights fit the SMs' shared memory: core/ops/fused_mlp.h), which is faster than
 // the CUDA graph; with --fused (On) also in the streaming kernel, for any MLP; never with
-// --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 (the
-// kernels compute in FP32), callbacks (which may act after any step), data-parallel ranks, a
-// device that cannot run it or keep the model's state in its L2 cache, or --device cudnn
-// (whose matmuls are cuBLAS's). Each refusal is one line, which the run header prints.
+// --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 where
+// the op-by-op path would use the tensor cores (the kernels compute in FP32, as that path does
+// for the small products of the seed's models), callbacks (which may act after any step),
+// data-parallel ranks, a device that cannot run it or keep the model's state in its L2 cache,
+// or --device cudnn (whose matmuls are cuBLAS's). Each refusal is one line, which the run
+// header prints.
 // --breakdown counts the launches as compute; the NaN check, for which the kernel keeps no
 // gradients, looks at the loss and the weights after every step, launched one at a time.
 #pragma once
@@ -34,7 +36,7 @@ struct FusedMlpLimits {
   // all (the CPU, a GPU without cooperative launches), else the GPU's L2 cache, which keeps
   // them close to the SMs from step to step (a larger model is faster op by op).
   int64_t state_bytes = 0;
-  bool tf32 = false;  // TF32 matmuls asked for (--tf32)
+  bool tf32 = false;  // TF32 matmuls allowed (--tf32), for the products large enough to gain
   bool vendor = false;  // --device cudnn: the matmuls in cuBLAS
   // The weight-stationary kernel's room: SMs (a block each) and shared memory a block.
   int64_t sms = 0, shared_bytes = 0;

@@ -10,6 +10,7 @@
 
 #include "fused_mlp_cases.h"
 #include "file_fixtures.h"
+#include "core/ops/matmul.h"
 #include "nn/fit_run.h"
 #include "nn/observers/checkpoints.h"
 #include "nn/observers/observers.h"
@@ -68,12 +69,29 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
     nn::FusedMlpLimits limits;
     bool resident;
   };
-  // --breakdown and the NaN check run with it (nn/fused_mlp.h says how).
+  // --breakdown and the NaN check run with it (nn/fused_mlp.h says how); so does --tf32 where
+  // the op-by-op path would compute in FP32 too (small products: all of the seed's).
   nn::FitOptions breakdown = plain, nan_check = plain;
   breakdown.breakdown = true;
   nan_check.check_numerics = true;
   CHECK(choice_for(mlp, breakdown).use);
   CHECK(choice_for(mlp, nan_check).use);
+  const nn::FusedMlpLimits tf32{LARGE_L2, true, false, H100_SMS, H100_SHARED};
+  CHECK(choice_for(mlp, plain, tf32).use);
+  // 784 -> 1024 -> 10 at batch 1024: the forward pass's 1024 x 1024 output over 784 inputs is
+  // a large product, which --tf32 puts on the tensor cores op by op.
+  nn::Sequential large{nn::flatten(), nn::dense(1024, Activation::Relu),
+                       nn::dense(10, Activation::Softmax)};
+  large.build({784}, Device::cpu(), 1);
+  large.compile(std::make_unique<nn::Adam>(1e-3f), nn::Loss::SparseCategoricalCrossentropy);
+  nn::FitOptions large_batch = plain;
+  large_batch.batch_size = 1024;
+  CHECK(choice_for(large, large_batch).use);
+  const nn::FusedMlpChoice large_tf32 = choice_for(large, large_batch, tf32);
+  CHECK_FALSE(large_tf32.use);
+  CHECK(large_tf32.why_not ==
+        "--tf32: the op-by-op path runs its large products on the tensor cores, the fused "
+        "kernels in FP32");
 
   nn::FitOptions no_fused = plain, no_graph = plain, callbacks = plain;
   no_fused.fused = nn::FusedUse::Off;
@@ -83,8 +101,6 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
       {"--no-fused", no_fused, H100, true},
       {"--no-graph launches every kernel from the host", no_graph, H100, true},
       {"this device cannot run it (it needs a GPU with cooperative launches)", plain, {}, true},
-      {"--tf32: the fused kernel computes in FP32 only", plain,
-       {LARGE_L2, true, false, H100_SMS, H100_SHARED}, true},
       {"--device cudnn runs the matmuls in cuBLAS", plain,
        {LARGE_L2, false, true, H100_SMS, H100_SHARED}, true},
       {"callbacks may act after any step", callbacks, H100, true},
@@ -310,4 +326,18 @@ TEST_CASE("a NaN check of fused steps: one step a launch, then the loss and the 
   run.running.loss_sum.data<float>()[0] = INFINITY;
   check_message(error_of([&] { check.step_finished(run, 5, c.batch); }),
                 {"NaN/Inf at epoch 1, step 5/10", "in the loss", "the weights are finite"});
+}
+
+TEST_CASE("the GPU's matmul keeps small outputs in FP32, the rule --tf32 follows") {
+  // The seed models' products on an H100 (132 SMs): the small model's forward pass, weight
+  // gradient and head; the wide model's 1000 x 1000 weight gradient over a batch of 32 (64
+  // large tiles for 132 SMs, K too shallow to split).
+  CHECK(gpu_matmul_small_output(32, 128, 784, 132));
+  CHECK(gpu_matmul_small_output(784, 128, 32, 132));
+  CHECK(gpu_matmul_small_output(32, 10, 128, 132));
+  CHECK(gpu_matmul_small_output(1000, 1000, 32, 132));
+  // Large: a deep 1024 x 1024, and a wave of tiles however shallow.
+  CHECK_FALSE(gpu_matmul_small_output(1024, 1024, 784, 132));
+  CHECK_FALSE(gpu_matmul_small_output(2048, 2048, 32, 132));
+  CHECK(gpu_matmul_small_output(2048, 2048, 32, 512));  // ... unless the GPU has more SMs
 }

@@ -134,6 +134,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   return record(c, std::make_shared<MatmulNode>(a, b, transpose_a, transpose_b));
 }
 
+bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms) {
+  if (M < GPU_MATMUL_LARGE || N < GPU_MATMUL_LARGE) return true;
+  const int64_t tile = GPU_MATMUL_LARGE_TILE;
+  const int64_t tiles = ((M + tile - 1) / tile) * ((N + tile - 1) / tile);
+  return tiles < sms && K < 2 * GPU_MATMUL_LARGE_MIN_SLICE;
+}
+
 namespace raw {
 
 void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,

@@ -9,6 +9,17 @@ namespace engine {
 // op(a) @ op(b) for 2-D tensors, op = transpose when the flag is set.
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 
+// The GPU's choice of kernel family (kernels/matmul.cu): from GPU_MATMUL_LARGE rows and columns
+// of the output on, the large kernels (v7's GPU_MATMUL_LARGE_TILE-square tiles, each K slice at
+// least GPU_MATMUL_LARGE_MIN_SLICE deep) win; below, the small-output kernel.
+constexpr int GPU_MATMUL_LARGE = 512;
+constexpr int GPU_MATMUL_LARGE_TILE = 128, GPU_MATMUL_LARGE_MIN_SLICE = 128;
+// Whether an M x N output over depth K takes the small-output kernel on a GPU of `sms` SMs:
+// either side under GPU_MATMUL_LARGE, or the large kernel's tiles too few to fill the SMs with
+// K too shallow to split them. That kernel computes in FP32 even under --tf32: there the time
+// is latency, not arithmetic, and FP32 is exact.
+bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms);
+
 namespace raw {
 // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
 void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,
