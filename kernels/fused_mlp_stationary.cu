@@ -155,47 +155,75 @@ __device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[RO
   }
 }
 
-__global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
-  cg::grid_group grid = cg::this_grid();
-  extern __shared__ float4 shared_quads[];
-  float* shared = reinterpret_cast<float*>(shared_quads);
-  const Layer& hidden = a.layer[0];
-  const Layer& head = a.layer[1];
-  const int inputs = hidden.inputs, units = hidden.units, classes = head.units;
-  const FusedMlpStationaryLayout at =
-      fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns);
-  const int qp = at.classes_padded, hs = at.hidden_stride, ls = at.logit_stride;
-  const int depth = inputs + 1;
-  float *xs = shared + at.x, *w0 = shared + at.w0, *m0 = shared + at.m0, *v0 = shared + at.v0;
-  float *w1 = shared + at.w1, *m1 = shared + at.m1, *v1 = shared + at.v1;
-  float *hidden_out = shared + at.hidden, *dlogits = shared + at.dlogits, *dh = shared + at.dh;
-  float *mask = shared + at.mask, *partial = shared + at.partial;
-  float *logit_partial = shared + at.logit_partial, *row_loss = shared + at.row_loss,
-        *row_hit = shared + at.row_hit;
-  auto* row_label = reinterpret_cast<int32_t*>(shared + at.labels);
-  float* step_sizes = shared + at.lr_t;  // Adam's step size for 512 steps from a multiple of 512
-
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  const int first_unit = static_cast<int>(blockIdx.x) * columns;
-  const int owned = min(columns, units - first_unit);  // the last block may own fewer
+// One block's part of the kernel: its shared memory (laid out by fused_mlp_stationary_layout),
+// its units, how its threads share the work, and a step's phases in the order they run. Each
+// phase's barriers are its own; the grid-wide one, between forward and read_outputs_and_head,
+// is the kernel's.
+struct Block {
+  const Args& a;
+  const Layer& hidden;
+  const Layer& head;
+  int inputs, units, classes, columns, depth;
+  int qp, hs, ls;  // the head's rows padded to float4s; odd strides of the outputs and sums
+  float *xs, *w0, *m0, *v0, *w1, *m1, *v1, *hidden_out, *dlogits, *dh, *mask, *partial,
+      *logit_partial, *row_loss, *row_hit;
+  int32_t* row_label;
+  float* step_sizes;  // Adam's step size for 512 steps from a multiple of 512
+  int tid, lane, warp;
+  int first_unit, owned;  // own units first_unit .. + owned - 1 (the last block may own fewer)
   // In the forward pass and the weight gradient, unit c's dots over the inputs are shared by
   // warps_per_unit warps, input k going to the thread k % k_stride of them.
-  const int warps_per_unit = WARPS / columns;
-  const int c = warp / warps_per_unit;
-  const int k_first = (warp % warps_per_unit) * 32 + lane, k_stride = warps_per_unit * 32;
+  int warps_per_unit, c, k_first, k_stride;
+
+  __device__ Block(const Args& args, int block_columns, float* shared)
+      : a(args), hidden(args.layer[0]), head(args.layer[1]), inputs(hidden.inputs),
+        units(hidden.units), classes(head.units), columns(block_columns), depth(inputs + 1) {
+    const FusedMlpStationaryLayout at =
+        fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns);
+    qp = at.classes_padded;
+    hs = at.hidden_stride;
+    ls = at.logit_stride;
+    xs = shared + at.x;
+    w0 = shared + at.w0;
+    m0 = shared + at.m0;
+    v0 = shared + at.v0;
+    w1 = shared + at.w1;
+    m1 = shared + at.m1;
+    v1 = shared + at.v1;
+    hidden_out = shared + at.hidden;
+    dlogits = shared + at.dlogits;
+    dh = shared + at.dh;
+    mask = shared + at.mask;
+    partial = shared + at.partial;
+    logit_partial = shared + at.logit_partial;
+    row_loss = shared + at.row_loss;
+    row_hit = shared + at.row_hit;
+    row_label = reinterpret_cast<int32_t*>(shared + at.labels);
+    step_sizes = shared + at.lr_t;
+    tid = static_cast<int>(threadIdx.x);
+    lane = tid % 32;
+    warp = tid / 32;
+    first_unit = static_cast<int>(blockIdx.x) * columns;
+    owned = min(columns, units - first_unit);
+    warps_per_unit = WARPS / columns;
+    c = warp / warps_per_unit;
+    k_first = (warp % warps_per_unit) * 32 + lane;
+    k_stride = warps_per_unit * 32;
+  }
+
   // The head's rows this block updates: row u < owned is own unit first_unit + u's outgoing
   // weights; row `columns` is the bias's, block 0's. -1: none (a last block owning fewer).
-  const auto head_row = [&](int u) {
+  __device__ __forceinline__ int head_row(int u) const {
     return u < owned ? first_unit + u : u == columns && blockIdx.x == 0 ? units : -1;
-  };
+  }
 
   // The block's state, between the model's buffers (p, m, v) and shared memory: own units'
   // columns (kernel then bias, unit by unit), and the moments of its rows of the head (rows
   // padded to qp floats). Its rows of the head's weights go to both head copies in the
   // workspace, padding zeros included (every block reads the whole head from there each step),
   // and come back from the copy the last step wrote.
-  const auto move_state = [&](bool load) {
-    const auto move = [&](float* shared_value, float& value) {
+  __device__ void move_state(bool load) {
+    const auto move = [load](float* shared_value, float& value) {
       if (load) {
         *shared_value = value;
       } else {
@@ -215,60 +243,34 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       const int u = i / qp, q = i - u * qp, j = head_row(u);
       if (j < 0) continue;
       const int64_t g = head.offset + int64_t{j} * classes + q;
-      float* copy = a.head_copy[a.steps % 2] + j * qp + q;
       if (load) {
         const float w = q < classes ? a.p[g] : 0.0f;
         a.head_copy[0][j * qp + q] = a.head_copy[1][j * qp + q] = w;
         m1[i] = q < classes ? a.m[g] : 0.0f;
         v1[i] = q < classes ? a.v[g] : 0.0f;
       } else if (q < classes) {
-        a.p[g] = *copy;
+        a.p[g] = a.head_copy[a.steps % 2][j * qp + q];
         a.m[g] = m1[i];
         a.v[g] = v1[i];
       }
     }
-  };
-  move_state(true);
+  }
 
-  const int32_t first_step = *a.counter;  // read by every block before its first barrier
-  BatchSums sums;
-  if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.load(a);
-  const float inv_batch = 1.0f / static_cast<float>(a.batch);
-  NextRows next;
-  read_next_places(a, 0, next);
-  read_next_rows(a, next);
-  for (int64_t s = 0; s < a.steps; ++s) {
-    const auto step = static_cast<uint32_t>(first_step + s);
-    float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
-    const float* head_now = a.head_copy[s % 2];      // the head: this step's, and
-    float* head_next = a.head_copy[(s + 1) % 2];     // the next one's (own rows)
-    PhaseClock clock(a, s);
-    clock.mark();
-    // Adam's step sizes (two pows in double, ~1 us for one thread) for the next 512 steps at
-    // once, a thread each, instead of one thread's every step.
-    if (s % THREADS == 0 && s + tid < a.steps) {
-      step_sizes[tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + tid + 1));
-    }
-    gather_rows(a, next, xs, row_label);
-    __syncthreads();  // the rows and step sizes are in
-    const float lr_t = step_sizes[s % THREADS];
-    clock.mark();
-    clock.mark();
-
-    // ---- forward: own units' pre-activations, a row per accumulator ----
-    {
-      float acc[ROWS];
+  // Own units' outputs: their pre-activations, a row per accumulator, each warp's sums added in
+  // shared memory; then a thread per (own unit, row) adds the bias, activates, writes the
+  // output for every block to read and keeps d(out)/d(z) for the backward pass.
+  __device__ void forward(float* out, uint32_t step) {
+    float acc[ROWS];
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
-      if (c < owned && a.batch == ROWS) {
-        forward_dots<true>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
-      } else if (c < owned) {
-        forward_dots<false>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
-      }
-      partial[warp * ROWS + lane] = warp_transposed_sums(acc);  // lane r: the warp's row r
+    for (int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
+    if (c < owned && a.batch == ROWS) {
+      forward_dots<true>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
+    } else if (c < owned) {
+      forward_dots<false>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
     }
+    partial[warp * ROWS + lane] = warp_transposed_sums(acc);  // lane r: the warp's row r
     __syncthreads();  // every warp's sums are in
-    if (tid < columns * ROWS) {  // a thread per (own unit, row): bias + warps' sums, activate
+    if (tid < columns * ROWS) {
       const int u = tid / ROWS, r = tid % ROWS;
       if (u < owned && r < a.batch) {
         float z = w0[u * depth + inputs];
@@ -281,88 +283,82 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
         mask[u * ROWS + r] = y.factor;
       }
     }
-    clock.mark();
-    if (a.arrival != nullptr && tid == 0 && s < CLOCK_STEPS) {
-      a.arrival[s * gridDim.x + blockIdx.x] = global_nanoseconds();
-    }
-    grid.sync();  // every unit's output of this step, and every row of its head, are in
-    clock.mark();
-    if (s + 1 < a.steps) read_next_places(a, s + 1, next);
+  }
 
-    // ---- the head, in every block: every unit's output and this step's head into shared
-    // memory, from L2 (other blocks wrote them; __ldcg skips this SM's L1, which may hold a
-    // line of two steps ago). All of a thread's loads are in flight before the first store:
-    // one L2 round trip, not one per load. ----
-    {
-      const int head_quads = (units + 1) * qp / 4;
-      const auto* head_from = reinterpret_cast<const float4*>(head_now);
-      auto* head_to = reinterpret_cast<float4*>(w1);
-      const float4 first_quad =
-          tid < head_quads ? __ldcg(head_from + tid) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      constexpr int READS = 4;  // units a lane reads of each of its rows at once
-      for (int base = 0; base < units; base += READS * 32) {
-        float value[ROWS_PER_WARP][READS];
+  // Every unit's output and this step's head into shared memory, from L2 (other blocks wrote
+  // them; __ldcg skips this SM's L1, which may hold a line of two steps ago). All of a thread's
+  // loads are in flight before the first store: one L2 round trip, not one per load.
+  __device__ void read_outputs_and_head(const float* out, const float* head_now) {
+    const int head_quads = (units + 1) * qp / 4;
+    const auto* head_from = reinterpret_cast<const float4*>(head_now);
+    auto* head_to = reinterpret_cast<float4*>(w1);
+    const float4 first_quad =
+        tid < head_quads ? __ldcg(head_from + tid) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    constexpr int READS = 4;  // units a lane reads of each of its rows at once
+    for (int base = 0; base < units; base += READS * 32) {
+      float value[ROWS_PER_WARP][READS];
 #pragma unroll
-        for (int i = 0; i < ROWS_PER_WARP; ++i) {
-          const int r = warp + i * WARPS;
+      for (int i = 0; i < ROWS_PER_WARP; ++i) {
+        const int r = warp + i * WARPS;
 #pragma unroll
-          for (int n = 0; n < READS; ++n) {
-            const int j = base + n * 32 + lane;
-            value[i][n] = r < a.batch && j < units ? __ldcg(out + int64_t{r} * units + j) : 0.0f;
-          }
-        }
-#pragma unroll
-        for (int i = 0; i < ROWS_PER_WARP; ++i) {
-          const int r = warp + i * WARPS;
-#pragma unroll
-          for (int n = 0; n < READS; ++n) {
-            const int j = base + n * 32 + lane;
-            if (r < a.batch && j < units) hidden_out[r * hs + j] = value[i][n];
-          }
-        }
-      }
-      if (tid < head_quads) head_to[tid] = first_quad;
-      for (int t = tid + THREADS; t < head_quads; t += THREADS) head_to[t] = __ldcg(head_from + t);
-    }
-    __syncthreads();
-    if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
-    clock.mark();
-    clock.mark();
-    {  // logits: warp w sums its slice of the units for every row (lane = row), every class
-      float acc[CLASSES];
-#pragma unroll
-      for (int q = 0; q < CLASSES; ++q) acc[q] = 0.0f;
-      const int slice = (units + WARPS - 1) / WARPS;
-      const int j_end = min(units, (warp + 1) * slice);
-      if (lane < a.batch) {
-        for (int j = warp * slice; j < j_end; ++j) {
-          const float h = hidden_out[lane * hs + j];
-          const float4* wj = reinterpret_cast<const float4*>(w1 + j * qp);
-#pragma unroll
-          for (int q4 = 0; q4 < CLASSES / 4; ++q4) {
-            if (q4 * 4 < classes) {
-              const float4 wq = wj[q4];  // the same address in every lane: a broadcast
-              acc[4 * q4] += h * wq.x;
-              acc[4 * q4 + 1] += h * wq.y;
-              acc[4 * q4 + 2] += h * wq.z;
-              acc[4 * q4 + 3] += h * wq.w;
-            }
-          }
+        for (int n = 0; n < READS; ++n) {
+          const int j = base + n * 32 + lane;
+          value[i][n] = r < a.batch && j < units ? __ldcg(out + int64_t{r} * units + j) : 0.0f;
         }
       }
 #pragma unroll
-      for (int q = 0; q < CLASSES; ++q) {
-        if (q < classes) logit_partial[(warp * ROWS + lane) * ls + q] = acc[q];
+      for (int i = 0; i < ROWS_PER_WARP; ++i) {
+        const int r = warp + i * WARPS;
+#pragma unroll
+        for (int n = 0; n < READS; ++n) {
+          const int j = base + n * 32 + lane;
+          if (r < a.batch && j < units) hidden_out[r * hs + j] = value[i][n];
+        }
       }
     }
+    if (tid < head_quads) head_to[tid] = first_quad;
+    for (int t = tid + THREADS; t < head_quads; t += THREADS) head_to[t] = __ldcg(head_from + t);
     __syncthreads();
-    clock.mark();
-    clock.mark();
-    // Half a warp per row (classes <= 16), a lane per class: the logit (the bias and the warps'
-    // sums), softmax cross-entropy with shuffles within the half, the row's loss and hit, and
-    // dlogits = (p - onehot) / batch (zeros in the padding). Two rows a warp at once: the 32
-    // rows of a full batch in one pass of this chain of shuffles and exponentials, not two.
+  }
+
+  // The logits' partial sums: warp w sums its slice of the units for every row (lane = row),
+  // every class.
+  __device__ void logits() {
+    float acc[CLASSES];
+#pragma unroll
+    for (int q = 0; q < CLASSES; ++q) acc[q] = 0.0f;
+    const int slice = (units + WARPS - 1) / WARPS;
+    const int j_end = min(units, (warp + 1) * slice);
+    if (lane < a.batch) {
+      for (int j = warp * slice; j < j_end; ++j) {
+        const float h = hidden_out[lane * hs + j];
+        const float4* wj = reinterpret_cast<const float4*>(w1 + j * qp);
+#pragma unroll
+        for (int q4 = 0; q4 < CLASSES / 4; ++q4) {
+          if (q4 * 4 < classes) {
+            const float4 wq = wj[q4];  // the same address in every lane: a broadcast
+            acc[4 * q4] += h * wq.x;
+            acc[4 * q4 + 1] += h * wq.y;
+            acc[4 * q4 + 2] += h * wq.z;
+            acc[4 * q4 + 3] += h * wq.w;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < CLASSES; ++q) {
+      if (q < classes) logit_partial[(warp * ROWS + lane) * ls + q] = acc[q];
+    }
+    __syncthreads();
+  }
+
+  // Half a warp per row (classes <= 16), a lane per class: the logit (the bias and the warps'
+  // sums), softmax cross-entropy with shuffles within the half, the row's loss and hit, and
+  // dlogits = (p - onehot) / batch (zeros in the padding). Two rows a warp at once: the 32 rows
+  // of a full batch in one pass of this chain of shuffles and exponentials, not two.
+  __device__ void softmax() {
     static_assert(CLASSES <= ROW_LANES, "a lane per class");
+    const float inv_batch = 1.0f / static_cast<float>(a.batch);
     for (int base = 2 * warp; base < a.batch; base += 2 * WARPS) {
       const int r = base + lane / ROW_LANES, q = lane % ROW_LANES;
       const bool row = r < a.batch;  // both halves shuffle; only a row's half stores
@@ -389,15 +385,15 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     __syncthreads();  // dlogits are in
-    clock.mark();
-    clock.mark();
-    if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.add(row_loss, row_hit, a.batch);
-    // Two things at once, from dlogits and this step's head: own units' gradients (dlogits
-    // W1^T) * mask, a thread per (unit, row) from the first warps; and Adam on the block's rows
-    // of the head (own units' outgoing weights, and block 0 the bias row), half a warp per
-    // weight from the last warp down, its lanes adding rows r and r + 16 of the gradient
-    // sum_r h(r, j) dlogits(r, q) (the bias's input is 1), published to the next step's head
-    // copy, which every block reads after the next barrier.
+  }
+
+  // Two things at once, from dlogits and this step's head: own units' gradients (dlogits W1^T)
+  // * mask, a thread per (unit, row) from the first warps; and Adam on the block's rows of the
+  // head (own units' outgoing weights, and block 0 the bias row), half a warp per weight from
+  // the last warp down, its lanes adding rows r and r + 16 of the gradient
+  // sum_r h(r, j) dlogits(r, q) (the bias's input is 1), published to the next step's head
+  // copy, which every block reads after the next barrier.
+  __device__ void gradients_and_head_adam(float* head_next, float lr_t) {
     if (tid < columns * ROWS) {
       const int u = tid / ROWS, r = tid % ROWS;
       float g = 0.0f;
@@ -426,28 +422,85 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       }
     }
     __syncthreads();  // dh is in
-    clock.mark();
-    clock.mark();
-    // Adam on own units, from their gradients dh.
-    if (c < owned) {
-      float d[ROWS];
+  }
+
+  // Adam on own units, from their gradients dh (no barrier after it: the next step's first
+  // __syncthreads orders it).
+  __device__ void own_units_adam(float lr_t) {
+    if (c >= owned) return;
+    float d[ROWS];
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
-      const int i = c * depth;
-      if (a.batch == ROWS) {
-        own_unit_adam<true>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
-      } else {
-        own_unit_adam<false>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
-      }
+    for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
+    const int i = c * depth;
+    if (a.batch == ROWS) {
+      own_unit_adam<true>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
+    } else {
+      own_unit_adam<false>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
     }
+  }
+};
+
+__global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float4 shared_quads[];
+  Block b(a, columns, reinterpret_cast<float*>(shared_quads));
+  b.move_state(true);
+
+  const int32_t first_step = *a.counter;  // read by every block before its first barrier
+  BatchSums sums;
+  const bool keeps_sums = blockIdx.x == 0 && b.tid == SUMS_THREAD;
+  if (keeps_sums) sums.load(a);
+  NextRows next;
+  read_next_places(a, 0, next);
+  read_next_rows(a, next);
+  for (int64_t s = 0; s < a.steps; ++s) {
+    const auto step = static_cast<uint32_t>(first_step + s);
+    float* out = s % 2 == 0 ? a.out[0] : a.grad[0];  // the hidden output, by step parity
+    const float* head_now = a.head_copy[s % 2];      // the head: this step's, and
+    float* head_next = a.head_copy[(s + 1) % 2];     // the next one's (own rows)
+    PhaseClock clock(a, s);
     clock.mark();
-    clock.mark();  // no barrier after this phase: the next step's first __syncthreads orders it
+    // Adam's step sizes (two pows in double, ~1 us for one thread) for the next 512 steps at
+    // once, a thread each, instead of one thread's every step.
+    if (s % THREADS == 0 && s + b.tid < a.steps) {
+      b.step_sizes[b.tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + b.tid + 1));
+    }
+    gather_rows(a, next, b.xs, b.row_label);
+    __syncthreads();  // the rows and step sizes are in
+    const float lr_t = b.step_sizes[s % THREADS];
+    clock.mark();
+    clock.mark();
+    b.forward(out, step);
+    clock.mark();
+    if (a.arrival != nullptr && b.tid == 0 && s < CLOCK_STEPS) {
+      a.arrival[s * gridDim.x + blockIdx.x] = global_nanoseconds();
+    }
+    grid.sync();  // every unit's output of this step, and every row of its head, are in
+    clock.mark();
+    if (s + 1 < a.steps) read_next_places(a, s + 1, next);
+    b.read_outputs_and_head(out, head_now);
+    if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
+    clock.mark();
+    clock.mark();
+    b.logits();
+    clock.mark();
+    clock.mark();
+    b.softmax();
+    clock.mark();
+    clock.mark();
+    if (keeps_sums) sums.add(b.row_loss, b.row_hit, a.batch);
+    b.gradients_and_head_adam(head_next, lr_t);
+    clock.mark();
+    clock.mark();
+    b.own_units_adam(lr_t);
+    clock.mark();
+    clock.mark();
     __syncthreads();  // xs and the step sizes are read before the next step overwrites them
   }
 
-  move_state(false);
-  if (blockIdx.x == 0 && tid == SUMS_THREAD) sums.store(a);
-  if (blockIdx.x == 0 && tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
+  b.move_state(false);
+  if (keeps_sums) sums.store(a);
+  if (blockIdx.x == 0 && b.tid == 0) *a.counter = first_step + static_cast<int32_t>(a.steps);
 }
 
 }  // namespace
