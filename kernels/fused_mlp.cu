@@ -320,14 +320,17 @@ void print_arrivals(const unsigned long long* device_arrival, int64_t steps, int
     const unsigned long long first = *std::min_element(t, t + blocks);
     const unsigned long long last = *std::max_element(t, t + blocks);
     spread += static_cast<double>(last - first);
-    for (int64_t b = 0; b < blocks; ++b) lag[static_cast<size_t>(b)] += static_cast<double>(t[b] - first);
+    for (int64_t b = 0; b < blocks; ++b) {
+      lag[static_cast<size_t>(b)] += static_cast<double>(t[b] - first);
+    }
   }
   const double n = static_cast<double>(steps - 1) * 1e3;
   const auto slowest = std::max_element(lag.begin(), lag.end());
   std::vector<double> sorted = lag;
   std::sort(sorted.begin(), sorted.end());
-  std::fprintf(stderr, "fused_mlp arrivals at the barrier, mean of %lld steps (us after the first "
-                       "block): last %.2f; block 0 %.2f, median block %.2f, slowest block (%lld) %.2f\n",
+  std::fprintf(stderr,
+               "fused_mlp arrivals at the barrier, mean of %lld steps (us after the first "
+               "block): last %.2f; block 0 %.2f, median block %.2f, slowest block (%lld) %.2f\n",
                static_cast<long long>(steps - 1), spread / n, lag[0] / n,
                sorted[sorted.size() / 2] / n, static_cast<long long>(slowest - lag.begin()),
                *slowest / n);

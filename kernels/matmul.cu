@@ -38,8 +38,8 @@ namespace {
 //    64 x 64 tiles and a second launch lost to cuBLAS at every seed shape but dX2 (32 x 10 @
 //    10 x 128). small_splitk beats cuBLAS on the seed MLP's products; the wide MLP's are about
 //    even, and CIFAR's dense layer, the one bound by arithmetic, still loses.
-//  - large outputs (both sides >= GPU_MATMUL_LARGE): the warp-tiled kernel, v7, much faster than v5 from
-//    2048^3 on, with split-K only while its tiles cannot fill the SMs.
+//  - large outputs (both sides >= GPU_MATMUL_LARGE): the warp-tiled kernel, v7, much faster
+//    than v5 from 2048^3 on, with split-K only while its tiles cannot fill the SMs.
 //  - outputs with at least a wave of 128 x 256 tiles (2048^2 has 128 for 132 SMs): the
 //    cp.async big-tile kernel, v8, closer to cuBLAS than v7 from 2048^3 on. At 1024^3 its
 //    32 tiles leave three quarters of the SMs idle and it loses to v7 + split-K.
