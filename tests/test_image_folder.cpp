@@ -17,6 +17,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,48 @@ TEST_CASE("resize_bilinear: exact values with pixel centres aligned") {
   Bytes spread(18);
   resize_bilinear(dot.data(), 1, 1, 3, spread.data(), 3, 2);
   for (size_t i = 0; i < spread.size(); ++i) CHECK(spread[i] == dot[i % 3]);
+}
+
+TEST_CASE("resize_bilinear: within one unit of the exact bilinear value, at any scale") {
+  using engine::datasets::resize_bilinear;
+  std::mt19937 rng(11);
+  struct Case {
+    int source_height, source_width, channels, height, width;
+  };
+  // The loader's shapes (DCT-scaled photos to 150 x 150), odd ones, up and down.
+  for (const Case c : {Case{188, 250, 3, 150, 150}, Case{151, 300, 3, 150, 150},
+                       Case{37, 53, 1, 150, 150}, Case{5, 3, 3, 17, 29}, Case{64, 64, 2, 7, 9}}) {
+    INFO(c.source_height << "x" << c.source_width << "x" << c.channels << " -> " << c.height
+                         << "x" << c.width);
+    Bytes source(static_cast<size_t>(c.source_height * c.source_width * c.channels));
+    for (uint8_t& b : source) b = static_cast<uint8_t>(rng() % 256);
+    Bytes out(static_cast<size_t>(c.height * c.width * c.channels));
+    resize_bilinear(source.data(), c.source_height, c.source_width, c.channels, out.data(),
+                    c.height, c.width);
+    const auto at = [&](int y, int x, int ch) {
+      const auto i = static_cast<size_t>((y * c.source_width + x) * c.channels + ch);
+      return static_cast<double>(source[i]);
+    };
+    double worst = 0.0;
+    for (int y = 0; y < c.height; ++y) {
+      const double sy =
+          std::clamp((y + 0.5) * c.source_height / c.height - 0.5, 0.0, c.source_height - 1.0);
+      const int y0 = static_cast<int>(sy), y1 = std::min(y0 + 1, c.source_height - 1);
+      for (int x = 0; x < c.width; ++x) {
+        const double sx =
+            std::clamp((x + 0.5) * c.source_width / c.width - 0.5, 0.0, c.source_width - 1.0);
+        const int x0 = static_cast<int>(sx), x1 = std::min(x0 + 1, c.source_width - 1);
+        for (int ch = 0; ch < c.channels; ++ch) {
+          const double top = at(y0, x0, ch) + (sx - x0) * (at(y0, x1, ch) - at(y0, x0, ch));
+          const double bottom = at(y1, x0, ch) + (sx - x0) * (at(y1, x1, ch) - at(y1, x0, ch));
+          const double exact = top + (sy - y0) * (bottom - top);
+          const uint8_t got = out[static_cast<size_t>((y * c.width + x) * c.channels + ch)];
+          worst = std::max(worst, std::abs(got - exact));
+        }
+      }
+    }
+    CHECK(worst < 1.0);
+  }
 }
 
 TEST_CASE("JPEG: resizing a gradient down and up is bilinear with pixel centres aligned") {
