@@ -229,7 +229,7 @@ DeviceServices::FusedMlpRoom CudaDevice::fused_mlp_room() const {
   if (!fused_mlp_supported()) return {};
   int l2_bytes = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_index_));
-  return {l2_bytes, multiprocessor_count(), fused_mlp_shared_bytes_per_block()};
+  return {l2_bytes, multiprocessor_count(), device_caps().gpu.shared_bytes_per_block};
 }
 
 std::vector<std::pair<std::string, std::string>> CudaDevice::kernel_families() const {

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/device_caps.h"
 #include "kernels/fused_mlp_common.cuh"
 #include "kernels/launch.h"
 #include "kernels/warp_reduce.cuh"
@@ -370,16 +371,6 @@ bool fused_mlp_supported() {
   return supported;
 }
 
-int64_t fused_mlp_shared_bytes_per_block() {
-  static const int bytes = [] {
-    int device = 0, optin = 0;
-    CHECK_CUDA(cudaGetDevice(&device));
-    CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return optin;
-  }();
-  return bytes;
-}
-
 void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor& v,
                      const Tensor& x, const Tensor& labels, const Tensor& order, int64_t batch,
                      int64_t steps, Tensor& step_counter, Tensor& workspace, Tensor& loss_sum,
@@ -417,7 +408,7 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
 
   // The stationary kernel where it takes the plan on this GPU, else the streaming one.
   const FusedMlpStationaryShape shape = fused_mlp_stationary_shape(
-      plan, batch, multiprocessor_count(), fused_mlp_shared_bytes_per_block());
+      plan, batch, multiprocessor_count(), device_caps().gpu.shared_bytes_per_block);
   const bool stationary = shape.why_not.empty();
 
   // ENGINE_FUSED_MLP_PHASES=1: where the steps' time goes, printed to stderr after the call

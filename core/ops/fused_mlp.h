@@ -150,8 +150,6 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
 // Whether this GPU can run the kernel: cooperative launches (every block resident at once,
 // which the grid-wide barriers need).
 bool fused_mlp_supported();
-// The shared memory a block of the stationary kernel may have on this GPU (opted in).
-int64_t fused_mlp_shared_bytes_per_block();
 }  // namespace cuda
 
 }  // namespace engine
