@@ -37,11 +37,7 @@ void adam_loop(float* p, const float* g, float* m1, float* m2, int64_t n, AdamCo
                float lr_t) {
   const int team = team_size(n, PARALLEL_GRAIN);
 #pragma omp parallel for simd num_threads(team) if (parallel : team > 1) schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    m1[i] = s.beta1 * m1[i] + (1.0f - s.beta1) * g[i];
-    m2[i] = s.beta2 * m2[i] + (1.0f - s.beta2) * g[i] * g[i];
-    p[i] -= lr_t * m1[i] / (std::sqrt(m2[i]) + s.epsilon);
-  }
+  for (int64_t i = 0; i < n; ++i) adam_apply(p[i], m1[i], m2[i], g[i], s, lr_t);
 }
 
 }  // namespace

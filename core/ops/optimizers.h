@@ -27,8 +27,8 @@ ENGINE_HOST_DEVICE double adam_step_size(const AdamConfig& config, int64_t t) {
          (1.0 - pow(static_cast<double>(config.beta1), td));
 }
 
-// One parameter's Adam update with gradient g and step size lr_t (adam_step_size): the GPU's
-// kernels (kernels/optimizers.cu and the fused MLP kernels) all update through this.
+// One parameter's Adam update with gradient g and step size lr_t (adam_step_size): every Adam
+// (cpu/optimizers.cpp, kernels/optimizers.cu and the fused MLP kernels) updates through this.
 ENGINE_HOST_DEVICE void adam_apply(float& p, float& m, float& v, float g, const AdamConfig& c,
                                    float lr_t) {
   m = c.beta1 * m + (1.0f - c.beta1) * g;
