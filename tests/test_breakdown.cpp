@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include "apps/common/breakdown_report.h"
@@ -213,6 +214,36 @@ TEST_CASE("--json carries each epoch's breakdown and memory") {
   CHECK(first["memory"]["allocator_reserved_bytes"] == 4 << 20);
   CHECK_FALSE(record["epochs_run"][1].contains("breakdown"));
   CHECK_FALSE(record["epochs_run"][1].contains("memory"));
+}
+
+TEST_CASE("the breakdown report counts the steps run op by op, and those in the fused kernel") {
+  const auto history_of = [](int64_t replayed, int64_t fused) {
+    nn::History history;
+    nn::EpochRecord e;
+    e.epoch = 1;
+    e.breakdown = parts(0.084, 0.0, 0.002, 0.061, 0.001, 0.010);
+    e.breakdown->steps = 10;
+    e.breakdown->replayed_steps = replayed;
+    e.breakdown->fused_steps = fused;
+    history.epochs.push_back(e);
+    return history;
+  };
+  std::ostringstream graph, fused, cpu;
+  apps::print_breakdown(graph, Device::cuda(), history_of(8, 0));
+  CHECK(graph.str().find("  2 of 10 steps ran op by op") != std::string::npos);
+  CHECK(graph.str().find("fused MLP kernel") == std::string::npos);
+  apps::print_breakdown(fused, Device::cuda(), history_of(0, 10));
+  CHECK(fused.str().find("  10 of 10 steps ran in the fused MLP kernel") != std::string::npos);
+  CHECK(fused.str().find("op by op") == std::string::npos);
+  std::ostringstream both;  // the count leaves out the fused steps as well as the replays
+  apps::print_breakdown(both, Device::cuda(), history_of(2, 6));
+  CHECK(both.str().find("  2 of 10 steps ran op by op") != std::string::npos);
+  apps::print_breakdown(cpu, Device::cpu(), history_of(0, 0));  // the CPU replays nothing
+  CHECK(cpu.str().find("op by op") == std::string::npos);
+
+  nlohmann::json record;
+  apps::record_fit(record, Device::cpu(), history_of(0, 10));
+  CHECK(record["epochs_run"][0]["breakdown"]["fused_steps"] == 10);
 }
 
 namespace {

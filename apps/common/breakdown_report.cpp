@@ -107,8 +107,9 @@ void print_breakdown(std::ostream& out, Device device, const nn::History& histor
         << " steps ran in the fused MLP kernel, many a launch: its phases, with "
            "ENGINE_FUSED_MLP_PHASES=1 (docs/FUSED_MLP.md)\n";
   }
-  if (gpu && sum.replayed_steps + sum.fused_steps < sum.steps) {
-    out << "  " << sum.steps - sum.replayed_steps << " of " << sum.steps
+  const int64_t op_by_op = sum.steps - sum.replayed_steps - sum.fused_steps;
+  if (gpu && op_by_op > 0) {
+    out << "  " << op_by_op << " of " << sum.steps
         << " steps ran op by op (the first full one, partial batches, --no-graph, "
            "--sync-check): their gpu time also holds the device's waits between launches\n";
   }
