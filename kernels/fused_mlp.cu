@@ -22,7 +22,7 @@
 // At ~60 TFLOP/s FP32 and ~6 TB/s of L2 the work is ~0.6 us; what bounds a step is the
 // barriers and the latency of each phase's dependent loads. Measured on an H100
 // (docs/FUSED_MLP.md): the barriers cost 1-2 us each, the phases are latency-bound (forward
-// 6.3 us, head 2.2, Adam 9.1): 22 us a small step against the CUDA graph's 46; the wide model,
+// 6.2 us, head 2.2, Adam 9.2): 22 us a small step against the CUDA graph's 46; the wide model,
 // whose 152 M multiply-adds want register tiles or tensor cores, 253 us against 111.
 //
 // Work split: every phase but the head is a set of dot products, out(r, c) = sum_k a(r, k)
