@@ -5,7 +5,8 @@
 #          fused sigmoid cross-entropy, binary accuracy, the loader's pinned async copies);
 #   bench: a synthetic 2,000 + 800 image tree (datasets/make_dogs_cats), then epochs on every
 #          backend and loader setting, the loader's worker scaling, and PyTorch on the same
-#          host (compute alone on resident tensors, and its DataLoader pipeline).
+#          host (compute alone on resident tensors, eager and at its best, and its DataLoader
+#          pipeline).
 # Every step has its own time limit so one slow step cannot eat the whole device session.
 set -uo pipefail
 out=${1:?out dir}; what=${2:-all}
@@ -24,7 +25,9 @@ testdata=$PWD/data; [ -d .devdata ] && testdata=$PWD/.devdata
 cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DENGINE_TEST_DATA_DIR="$testdata" -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build-dev -j "$threads" -- -k 0 > "$out/build.log" 2>&1 || grep -E "error" -A5 "$out/build.log" | head -40
+# The benchmarks need two programs; the tests, everything.
+targets=(); [ "$what" = bench ] && targets=(--target dogs_vs_cats make_dogs_cats)
+cmake --build build-dev -j "$threads" "${targets[@]}" -- -k 0 > "$out/build.log" 2>&1 || grep -E "error" -A5 "$out/build.log" | head -40
 grep -c "warning" "$out/build.log" | sed 's/^/build warnings: /'
 app=./build-dev/apps/dogs_vs_cats
 tree=/tmp/dogs_cats
@@ -59,6 +62,8 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   step "loader scaling, augment on the GPU" 100 "$app" --data-dir "$tree" --gpu --augment-on gpu --data-scaling 1,4,16 --data-scaling-csv "$out/scaling_gpu_augment.csv"
   py=scripts/pytorch/dogs_vs_cats.py
   step "pytorch cuda, compute alone (resident tensors), 50 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --epochs 50 --json "$out/torch_cuda_compute.json"
+  step "pytorch cuda at its best (--graphed), compute alone, 50 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --graphed --epochs 50 --json "$out/torch_cuda_graphed.json"
+  step "pytorch cuda at its best (--graphed) --no-tf32, compute alone, 20 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --graphed --no-tf32 --epochs 20 --json "$out/torch_cuda_graphed_fp32.json"
   step "pytorch cuda --no-tf32, compute alone, 20 epochs" 150 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cuda --no-tf32 --epochs 20 --json "$out/torch_cuda_compute_fp32.json"
   step "pytorch cuda, DataLoader pipeline, 16 workers, 5 epochs" 200 python3 "$py" --data-dir "$tree" --dataset folder --mode pipeline --device cuda --workers 16 --epochs 5 --json "$out/torch_cuda_pipeline.json"
   step "pytorch cpu, compute alone, 2 epochs" 200 python3 "$py" --data-dir "$tree" --dataset folder --mode compute --device cpu --threads "$threads" --epochs 2 --json "$out/torch_cpu_compute.json"

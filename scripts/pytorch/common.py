@@ -5,7 +5,6 @@ The loop keeps the whole set on the device and cuts batches by indexing (PyTorch
 path, no DataLoader), and waits for the device once per epoch, like our engine's final line.
 """
 import argparse
-import copy
 import gzip
 import json
 import os
@@ -113,11 +112,19 @@ def capturable(graphed, fused):
     return {"capturable": True, "fused": True} if fused else {"capturable": True, "foreach": True}
 
 
-class EagerStep:
-    """One training step launched op by op from Python: PyTorch's default ("eager")."""
+def count_argmax_correct(logits, target):
+    """Correct predictions of a classifier's logits (one column per class)."""
+    return (logits.argmax(dim=1) == target).sum()
 
-    def __init__(self, model, opt, loss_fn, x, y):
+
+class EagerStep:
+    """One training step launched op by op from Python: PyTorch's default ("eager").
+    `loss_fn(logits, target)` is the batch's mean loss; `count_correct(logits, target)` the
+    batch's correct predictions."""
+
+    def __init__(self, model, opt, loss_fn, x, y, count_correct=count_argmax_correct):
         self.model, self.opt, self.loss_fn, self.x, self.y = model, opt, loss_fn, x, y
+        self.count_correct = count_correct
         self.total = torch.zeros((), device=x.device)    # the epoch's summed loss
         self.correct = torch.zeros((), device=x.device)  # and correct predictions
 
@@ -129,7 +136,7 @@ class EagerStep:
         loss.backward()
         self.opt.step()
         self.total += loss.detach() * idx.numel()
-        self.correct += (logits.detach().argmax(dim=1) == target).sum()
+        self.correct += self.count_correct(logits.detach(), target)
 
 
 class GraphedStep(EagerStep):
@@ -137,14 +144,17 @@ class GraphedStep(EagerStep):
     the running sums) captured once as a CUDA graph and replayed for every full batch; only the
     batch's row indices are copied in first. A partial last batch runs eagerly."""
 
-    def __init__(self, model, opt, loss_fn, x, y, batch_size):
-        super().__init__(model, opt, loss_fn, x, y)
+    def __init__(self, model, opt, loss_fn, x, y, batch_size, count_correct=count_argmax_correct):
+        super().__init__(model, opt, loss_fn, x, y, count_correct)
         self.batch_size = batch_size
         self.idx = torch.zeros(batch_size, dtype=torch.long, device=x.device)
         # Capture needs a few steps run first on a side stream (PyTorch's rule: lazy
-        # initialisations, cuDNN's benchmark); they train, so the state before them comes back.
+        # initialisations, cuDNN's benchmark); they train, so the weights before them come back.
+        # The optimizer's state (step counts, moments) must exist before the capture: made
+        # inside it, its zero fills would be captured too and every replay would start the
+        # optimizer afresh (for Adam or RMSprop, a step of about lr * sign(g)). So it is kept
+        # and zeroed in place, which is the state of a fresh optimizer.
         saved_model = {k: v.clone() for k, v in model.state_dict().items()}
-        saved_opt = copy.deepcopy(opt.state_dict())
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
@@ -152,7 +162,10 @@ class GraphedStep(EagerStep):
                 super().__call__(self.idx)
         torch.cuda.current_stream().wait_stream(side)
         model.load_state_dict(saved_model)
-        opt.load_state_dict(saved_opt)
+        for state in opt.state.values():
+            for value in state.values():
+                if torch.is_tensor(value):
+                    value.zero_()
         self.total.zero_()
         self.correct.zero_()
         # The gradients are made inside the graph (from None), so a replay writes them afresh.
@@ -165,7 +178,7 @@ class GraphedStep(EagerStep):
             loss.backward()
             opt.step()
             self.total += loss.detach() * batch_size
-            self.correct += (logits.detach().argmax(dim=1) == target).sum()
+            self.correct += count_correct(logits.detach(), target)
 
     def __call__(self, idx):
         if idx.numel() != self.batch_size:

@@ -17,6 +17,10 @@ Two modes:
                    RandomAffine(shear 0.2 rad, zoom 0.8-1.2), RandomHorizontalFlip, ToTensor) and
                    a DataLoader with --workers processes and pinned memory feeds the device.
                    Needs torchvision (exit status 3 without it).
+  --graphed        (with --mode compute) PyTorch at its best: each full training batch one replay
+                   of the whole step captured as a CUDA graph (common.GraphedStep), RMSprop
+                   capturable over foreach lists (PyTorch has no fused RMSprop), channels_last
+                   tensors, cudnn.benchmark.
 
 The folder is the Keras layout, DATA_DIR/{train,validation}/{cats,dogs}/*.jpg (the classes
 numbered alphabetically, cats 0 and dogs 1); datasets/make_dogs_cats writes a synthetic one and
@@ -42,7 +46,8 @@ import time
 import numpy as np
 import torch
 
-from common import cnn_arguments, describe_precision, keras_init, parameter_count, setup_torch
+from common import (GraphedStep, capturable, cnn_arguments, describe_precision, keras_init,
+                    mode, parameter_count, setup_torch)
 
 SIDE = 150  # the Keras script's target_size
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp")
@@ -141,7 +146,8 @@ def compute_data(a, dev):
                        "for timing only" + why)
 
     def to_device(x):  # uint8 over the bus, then floats in [0, 1] on the device
-        return x.to(dev).float().div_(255.0)
+        x = x.to(dev).float().div_(255.0)
+        return x.contiguous(memory_format=torch.channels_last) if a.graphed else x
 
     return to_device(x_train), y_train.to(dev), to_device(x_val), y_val.to(dev), description
 
@@ -217,13 +223,39 @@ def run_batches(model, batches, steps, dev, opt=None):
     return total, correct, seen
 
 
-def fit(a, model, opt, dev, train_batches, val_batches):
-    """Keras' fit: one line per epoch. `train_batches()` and `val_batches()` give a fresh
-    iterable of (x, y) batches for an epoch."""
+def graphed_epoch(a, model, opt, x, y):
+    """--graphed: a function that trains one epoch on (x, y), resident on the device, a full
+    batch a replay of one CUDA graph; it returns what run_batches does."""
+    bce = torch.nn.BCEWithLogitsLoss()  # the batch's mean, as Keras' loss
+    model.train()  # the graph is captured with dropout on
+    step = GraphedStep(model, opt, lambda logits, target: bce(logits.squeeze(1), target), x,
+                       y.float(), a.batch_size,
+                       count_correct=lambda logits, target: ((logits.squeeze(1) > 0) == (target > 0.5)).sum())
+
+    def train_epoch():
+        n = x.shape[0]
+        steps = math.ceil(n / a.batch_size)
+        if a.steps_per_epoch > 0:
+            steps = min(steps, a.steps_per_epoch)
+        order = torch.randperm(n, device=x.device)
+        step.total.zero_()
+        step.correct.zero_()
+        seen = 0
+        for s in range(steps):
+            idx = order[s * a.batch_size:(s + 1) * a.batch_size]
+            step(idx)
+            seen += idx.numel()
+        return step.total, step.correct, seen
+    return train_epoch
+
+
+def fit(a, model, opt, dev, train_epoch, val_batches):
+    """Keras' fit: one line per epoch. `train_epoch()` trains one epoch and returns what
+    run_batches does; `val_batches()` gives a fresh iterable of (x, y) batches."""
     records = []
     for epoch in range(a.epochs):
         start = time.perf_counter()
-        total, correct, seen = run_batches(model, train_batches(), a.steps_per_epoch, dev, opt)
+        total, correct, seen = train_epoch()
         wait_for(dev)
         seconds = time.perf_counter() - start
         record = {"epoch": epoch + 1, "images": seen, "steps": math.ceil(seen / a.batch_size),
@@ -248,11 +280,11 @@ def write_record(a, dev, model, description, train_samples, epochs):
     last = epochs[-1] if epochs else {}
     print(f"val accuracy {last.get('val_accuracy', float('nan')):.4f} - val loss "
           f"{last.get('val_loss', float('nan')):.4f}; median epoch {median:.3f} s training, "
-          f"{median_total:.3f} s with validation; --mode {a.mode} on {a.device} "
+          f"{median_total:.3f} s with validation; --mode {a.mode} on {a.device}, {mode(a)} "
           f"({torch.get_num_threads()} threads, torch {torch.__version__})")
     if a.json:
         record = {"framework": f"pytorch {torch.__version__}", "app": "dogs_vs_cats",
-                  "mode": a.mode, "device": a.device,
+                  "mode": a.mode, "steps_ran": mode(a), "device": a.device,
                   "device_name": torch.cuda.get_device_name() if dev.type == "cuda" else "",
                   "precision": describe_precision(dev), "threads": torch.get_num_threads(),
                   "workers": a.workers if a.mode == "pipeline" else 0, "data": description,
@@ -281,6 +313,8 @@ def main():
         p.error("--batch-size must be at least 1, and the counts not negative")
     if a.mode == "pipeline" and a.dataset == "synthetic":
         p.error("--mode pipeline reads the folder; --dataset synthetic is for --mode compute")
+    if a.mode == "pipeline" and a.graphed:
+        p.error("--graphed captures a step over resident tensors: it needs --mode compute")
     if a.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda, but PyTorch sees no usable GPU here")
 
@@ -306,13 +340,19 @@ def main():
 
     model = make_model()
     keras_init(model)
-    model.to(dev)
+    model.to(dev, memory_format=torch.channels_last if a.graphed else torch.preserve_format)
     print(f"Model: seed-004 Dogs-vs-Cats CNN, {parameter_count(model):,} parameters; "
-          f"{describe_precision(dev)}")
+          f"{describe_precision(dev)}; steps {mode(a)}")
     # Keras' RMSprop: lr 0.001, rho 0.9 (PyTorch's alpha), epsilon 1e-7 added to the root.
-    opt = torch.optim.RMSprop(model.parameters(), lr=1e-3, alpha=0.9, eps=1e-7)
+    opt = torch.optim.RMSprop(model.parameters(), lr=1e-3, alpha=0.9, eps=1e-7,
+                              **capturable(a.graphed, fused=False))
 
-    epochs = fit(a, model, opt, dev, train_batches, val_batches)
+    if a.graphed:
+        train_epoch = graphed_epoch(a, model, opt, x_train, y_train)
+    else:
+        def train_epoch():
+            return run_batches(model, train_batches(), a.steps_per_epoch, dev, opt)
+    epochs = fit(a, model, opt, dev, train_epoch, val_batches)
     write_record(a, dev, model, description, n_train, epochs)
 
 
