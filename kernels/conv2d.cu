@@ -2,11 +2,16 @@
 // (kernels/conv/), tiled by the engine's choice for the shape and the SM count, in FP32 or,
 // with set_tf32(true), on TF32 tensor cores. (cuDNN's, for --device cudnn, are
 // kernels/vendor/cudnn_conv.cu: the dispatch point picks them, these never see that setting.)
-// The split-K workspace comes from the caching allocator: no cudaMalloc in a training step,
-// and a captured graph finds the same addresses on replay.
+// In TF32 on Hopper, the forward and backward-data passes of stride-1 convolutions run
+// kernels/conv/tma_wgmma.cu instead, where it applies (conv::hopper_applies).
+// Workspaces (split-K partials, the Hopper forward's transposed filters) come from the caching
+// allocator: no cudaMalloc in a training step, and a captured graph finds the same addresses
+// on replay.
 #include "core/ops/conv2d.h"
+#include "core/ops/strided_copy.h"
 #include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
+#include "kernels/conv/tma_wgmma.h"
 #include "kernels/cuda_device.h"
 #include "kernels/launch.h"
 
@@ -24,15 +29,38 @@ void run_pass(conv::Pass pass, const Conv2dGeometry& g, const CudaDevice& gpu, L
   launch(t, floats > 0 ? workspace.data<float>() : nullptr);
 }
 
+// The Hopper kernel's pass where it applies (TF32, sm_90a code on a 9.0 GPU, the shape and
+// operands it takes); false where the implicit GEMMs run instead.
+bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathered, const Tensor& w,
+                   Tensor& out) {
+  const CudaDevice& gpu = device_of(out);
+  if (!gpu.tf32() || !conv::hopper_applies(pass, g, gathered.data<float>(), w.data<float>(), out.data<float>()))
+    return false;
+  const conv::HopperTiles t = conv::choose_hopper_tiles(pass, g, multiprocessor_count());
+  if (pass == conv::Pass::BackwardData) {
+    conv::hopper_backward_data(g, t, gathered.data<float>(), w.data<float>(), out.data<float>(), stream());
+    return true;
+  }
+  // Each tap's (in_c, out_c) filters transposed to (out_c, in_c): k contiguous, as wgmma reads.
+  Tensor filters_t = Tensor::empty({conv::hopper_forward_filters_floats(g)}, DType::F32, gpu.device());
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  strided_copy(w, filters_t, {taps, g.out_c, g.in_c}, Walk3d{0, {g.in_c * g.out_c, 1, g.out_c}},
+               Walk3d{0, {g.out_c * g.in_c, g.in_c, 1}});
+  conv::hopper_forward(g, t, gathered.data<float>(), filters_t.data<float>(), out.data<float>(), stream());
+  return true;
+}
+
 }  // namespace
 
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
+  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y)) return;
   run_pass(conv::Pass::Forward, g, device_of(y), [&](const conv::Tiling& t, float* workspace) {
     conv::forward(g, t, x.data<float>(), w.data<float>(), y.data<float>(), workspace, stream());
   });
 }
 
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {
+  if (ran_on_hopper(conv::Pass::BackwardData, g, dy, w, dx)) return;
   run_pass(conv::Pass::BackwardData, g, device_of(dx), [&](const conv::Tiling& t, float* workspace) {
     conv::backward_data(g, t, dy.data<float>(), w.data<float>(), dx.data<float>(), workspace, stream());
   });

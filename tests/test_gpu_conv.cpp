@@ -31,6 +31,8 @@
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/conv/implicit_gemm.h"
+#include "kernels/conv/tma_wgmma.h"
+#include "kernels/device_caps.h"
 #include "kernels/launch.h"
 
 using namespace engine;
@@ -424,6 +426,67 @@ TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA gr
   CHECK(y2.to_vector() == y_eager);
   CHECK(dx2.to_vector() == dx_eager);
   CHECK(dw2.to_vector() == first);
+}
+
+TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every tile, and where it applies") {
+  if (!cuda::device_caps().kernels.wgmma_tma) {
+    MESSAGE("skipped: no sm_90a code for this GPU in this build");
+    return;
+  }
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(17);
+  // Gathered channels (in_c forward, out_c backward) multiples of 32; images of 1x1 and odd
+  // sizes, both paddings, 1x1 / 3x3 / 5x3 kernels, batch 1 and 33, output channels that leave
+  // a partial column tile (136), odd counts (3, 5: 4-byte stores).
+  const Conv2dGeometry shapes[] = {
+      geometry(1, 1, 1, 32, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(3, 5, 7, 32, 3, 3, 64, 1, 1, Padding::Valid),
+      geometry(2, 9, 11, 64, 5, 3, 136, 1, 1, Padding::Same),
+      geometry(5, 6, 6, 96, 1, 1, 3, 1, 1, Padding::Valid),
+      geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(33, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same),
+  };
+  const conv::HopperTiles tiles[] = {{64, 32}, {64, 64}, {64, 128}, {128, 32}, {128, 64}, {128, 128}};
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape()), dy = on_gpu(o.dy, g.y_shape());
+    for (const conv::Pass pass : {conv::Pass::Forward, conv::Pass::BackwardData}) {
+      const bool forward = pass == conv::Pass::Forward;
+      const Tensor& gathered = forward ? x : dy;
+      Tensor out = poisoned(forward ? g.y_shape() : g.x_shape());
+      const bool applies = conv::hopper_applies(pass, g, gathered.data<float>(), w.data<float>(), out.data<float>());
+      CHECK(applies == ((forward ? g.in_c : g.out_c) % 32 == 0));
+      CHECK_FALSE(conv::hopper_applies(pass, g, gathered.data<float>() + 1, w.data<float>(), out.data<float>()));
+      if (!applies) continue;
+      const Reference r = reference_of(pass, g, o);
+      // Through the dispatch point (the engine's tiles; the forward transposes the filters).
+      check_dispatched_pass(gpu, pass, g, o, r, true);
+      // Every tile, called directly: the forward's filters transposed here, tap by tap.
+      std::vector<float> filters_t(o.w.size());
+      const int64_t taps = g.kernel_h * g.kernel_w;
+      for (int64_t tap = 0; tap < taps; ++tap)
+        for (int64_t ci = 0; ci < g.in_c; ++ci)
+          for (int64_t co = 0; co < g.out_c; ++co)
+            filters_t[static_cast<size_t>((tap * g.out_c + co) * g.in_c + ci)] =
+                o.w[static_cast<size_t>((tap * g.in_c + ci) * g.out_c + co)];
+      const Tensor w_t = on_gpu(filters_t, {static_cast<int64_t>(filters_t.size())});
+      for (const conv::HopperTiles& t : tiles) {
+        out = poisoned(forward ? g.y_shape() : g.x_shape());
+        if (forward)
+          conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), out.data<float>(), cuda::stream());
+        else
+          conv::hopper_backward_data(g, t, dy.data<float>(), w.data<float>(), out.data<float>(), cuda::stream());
+        expect_close(r, out.to_vector(), true,
+                     str(conv::to_string(pass), " on Hopper, tiles ", t.bm, "x", t.bn, " ", describe(g)));
+      }
+    }
+  }
+  // Never for the filter gradient or a stride of 2.
+  const Conv2dGeometry g = geometry(2, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same);
+  const Tensor a = poisoned(g.x_shape()), b = poisoned(g.w_shape()), c = poisoned(g.y_shape());
+  CHECK_FALSE(conv::hopper_applies(conv::Pass::BackwardFilter, g, a.data<float>(), c.data<float>(), b.data<float>()));
+  const Conv2dGeometry strided = geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same);
+  CHECK_FALSE(conv::hopper_applies(conv::Pass::Forward, strided, a.data<float>(), b.data<float>(), c.data<float>()));
 }
 
 TEST_CASE("conv2d of an empty batch: nothing to compute, dw is zero") {

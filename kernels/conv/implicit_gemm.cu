@@ -6,8 +6,10 @@
 #include <string>
 
 #include "kernels/conv/implicit_gemm.cuh"
+#include "kernels/conv/tma_wgmma.h"
 #include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/tma.h"  // tensor_map_encoder
 #include "kernels/vector_io.h"
 
 namespace engine::cuda::conv {
@@ -85,6 +87,44 @@ Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   }
   return t;
 }
+
+bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, const float* filters,
+                    const float* out) {
+  if (pass == Pass::BackwardFilter || !device_caps().kernels.wgmma_tma) return false;
+  static const bool encoder = gemm::tensor_map_encoder() != nullptr;
+  const int64_t channels = pass == Pass::Forward ? g.in_c : g.out_c;
+  return encoder && g.stride_h == 1 && g.stride_w == 1 && channels > 0 && channels % 32 == 0 &&
+         g.pad_top < g.kernel_h && g.pad_left < g.kernel_w && aligned16(gathered) &&
+         aligned16(filters) && aligned16(out);
+}
+
+// Tiles of 128 x (the narrowest bn that holds N) where they give every SM a block; else 64
+// rows, then narrower columns, down to 64 x 32.
+HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms) {
+  const GemmShape s = gemm_shape(pass, g);
+  HopperTiles t;
+  t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;
+  auto blocks = [&] { return ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn); };
+  if (blocks() < sms) t.bm = 64;
+  while (blocks() < sms && t.bn > 32) t.bn /= 2;
+  return t;
+}
+
+int64_t hopper_forward_filters_floats(const Conv2dGeometry& g) {
+  return g.kernel_h * g.kernel_w * g.in_c * g.out_c;
+}
+
+#if !ENGINE_WITH_SM90A
+// A build without sm_90a code has no Hopper kernel (hopper_applies is false there).
+void hopper_forward(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,
+                    cudaStream_t) {
+  throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
+}
+void hopper_backward_data(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,
+                          cudaStream_t) {
+  throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
+}
+#endif
 
 int slices_of(const Tiling& t, const GemmShape& s) {
   return t.k_slice > 0 ? static_cast<int>(std::max<int64_t>(1, ceil_div(s.K, t.k_slice))) : 1;

@@ -80,15 +80,13 @@
 // release and acquire (see mbarrier_arrive_cluster) about doubled the speed (measured, before
 // and after: docs/kernels/matmul.md, the ladder table's v11 row and "Behind the rungs'
 // comments").
-#include <cuda.h>          // CUtensorMap and its enums (types only: nothing links libcuda)
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
-
 #include <cstdint>
 
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/float4_rows.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/tma.h"
 #include "kernels/matmul/wgmma.h"
 
 #include "kernels/device_caps.h"
@@ -120,7 +118,6 @@ constexpr int A_STAGE_BYTES = BM * ROW_BYTES;    // 16 KB
 constexpr int B_STAGE_BYTES = BN * ROW_BYTES;    // 32 KB
 constexpr int BOX_BYTES = BOX_ROWS * ROW_BYTES;  // 16 KB
 constexpr int STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // 48 KB
-constexpr int SWIZZLE_ALIGN = 1024;  // the 128-byte swizzle's period: 8 rows of 128 bytes
 // Offsets from the 1024-byte aligned base: the A stages, the B stages, then 2 x STAGES
 // mbarriers (8 bytes each).
 constexpr int A_OFFSET = 0;
@@ -141,118 +138,6 @@ static_assert(A_STAGE_BYTES == BOX_BYTES && B_STAGE_BYTES == 2 * BOX_BYTES, "box
 static_assert(128 * PRODUCER_REGISTERS + 128 * CONSUMERS * CONSUMER_REGISTERS <= THREADS * 168,
               "register budget");
 
-// The matrix descriptor of a K-major operand in the 128-byte swizzled layout whose 8-row
-// groups start at shared address `addr` (PTX ISA, "matrix descriptor"): start address >> 4
-// (bits 0-13), leading byte offset (bits 16-29: unused by the swizzled K-major layouts when
-// one wgmma's K fits in a swizzle row, 1 by convention), stride byte offset >> 4 (bits 32-45:
-// 1024 bytes between 8-row groups), base offset 0 (bits 49-51: stages are 1024-aligned),
-// layout type 1 = 128B swizzle (bits 62-63). Adding 2 to it moves the start 32 bytes along k.
-__host__ __device__ constexpr uint64_t sw128_descriptor(uint32_t addr) {
-  return uint64_t{(addr & 0x3ffffu) >> 4} | uint64_t{1} << 16 |
-         uint64_t{SWIZZLE_ALIGN >> 4} << 32 | uint64_t{1} << 62;
-}
-constexpr uint64_t DESC_PER_KSTEP = (8 * 4) >> 4;  // 8 tf32 = 32 bytes, in 16-byte units
-
-// Where accumulator i of consumer thread ct (0..255) lies in the block's 128 x 256 tile:
-// wgmma's D fragment for m64nNk8 .f32 (as v10, checked there on the GPU): warp w of the
-// warpgroup, lane (g, t) holds rows 16 w + g and + 8, columns 8 j + 2 t and + 1:
-// d[4 j + 2 h + e] = (16 w + g + 8 h, 8 j + 2 t + e); plus 64 rows per warpgroup.
-__host__ __device__ constexpr int acc_row(int ct, int i) {
-  return ct / 128 * 64 + ct / 32 % 4 * 16 + ct % 32 / 4 + 8 * (i / 2 % 2);
-}
-__host__ __device__ constexpr int acc_col(int ct, int i) {
-  return 8 * (i / 4) + 2 * (ct % 4) + i % 2;
-}
-
-// Hopper-only instructions go through SM90A_ASM (kernels/matmul/wgmma.h): empty outside the
-// sm_90a compile pass, where the kernel traps at once.
-
-// -- mbarriers (PTX ISA "mbarrier"). All addresses are 32-bit shared-window addresses. --
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
-  SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
-}
-// Makes the inits visible to the other threads of the cluster and to the async proxy (TMA's
-// complete_tx) before the barrier that follows.
-__device__ __forceinline__ void fence_mbarrier_init() {
-  SM90A_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-// The producer's arrival on a "full" barrier, announcing the bytes TMA will deliver to it
-// (its own copies' and, in a cluster, the partner's multicast half of B).
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  SM90A_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
-          "[%0], %1;\n}\n" ::"r"(bar),
-          "r"(bytes)
-          : "memory");
-}
-// A consumer warp's arrival on an "empty" barrier of its own block (no cluster).
-__device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
-  SM90A_ASM("{\n.reg .b64 state;\nmbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n}\n" ::"r"(
-              bar)
-          : "memory");
-}
-// The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
-// shared::cta address into that block's shared::cluster address). Release at CTA scope, not
-// cluster scope: the arrival only says "my wgmmas have finished reading this stage", an order
-// the wgmma wait already established, and .release.cluster compiles to MEMBAR.ALL.GPU (a round
-// trip to L2) before each arrival: two per warp and K tile, which halved the speed (see the
-// header).
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank) {
-  SM90A_ASM("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-          "mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-          "r"(rank)
-          : "memory");
-}
-// Whether the phase of parity `parity` has completed (try_wait may also suspend the thread a
-// while before saying no). Acquire at CTA scope for the "empty" barriers too, which other
-// blocks' consumers arrive on: what the producer then overwrites is only read by the async
-// proxy, and .acquire.cluster adds an L1 invalidation (CCTL.IVALL) to every wait.
-__device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 1;
-  SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-          "selp.u32 %0, 1, 0, p;\n}\n"
-          : "=r"(done)
-          : "r"(bar), "r"(parity)
-          : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  while (!mbarrier_try_wait(bar, parity)) {
-  }
-}
-
-// -- TMA (PTX ISA "cp.async.bulk.tensor") --
-// The box of `map` whose corner is (k, row) into shared memory at `dst`, counted on the
-// mbarrier `bar` (complete_tx); elements outside the tensor arrive as zeros and are counted.
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k, int row,
-                                         uint32_t bar) {
-  SM90A_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
-          "[%1, {%2, %3}], [%4];\n" ::"r"(dst),
-          "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar)
-          : "memory");
-}
-// The same box into `dst` of every block of the cluster in `mask`, each counting it on its own
-// mbarrier at offset `bar`.
-__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, int k,
-                                                   int row, uint32_t bar, uint16_t mask) {
-  SM90A_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes."
-          "multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-          "l"(reinterpret_cast<uint64_t>(map)), "r"(k), "r"(row), "r"(bar), "h"(mask)
-          : "memory");
-}
-__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  SM90A_ASM("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-
-// -- clusters --
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t rank = 0;
-  SM90A_ASM("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
-// Every thread of every block of the cluster arrives, then waits for all the others.
-__device__ __forceinline__ void cluster_sync() {
-  SM90A_ASM("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
 
 // -- registers --
 template <int N>
@@ -400,23 +285,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   // A block may not exit while its partner can still multicast into its shared memory or
   // arrive on its barriers: every thread of the cluster meets here last.
   if (CLUSTER > 1) cluster_sync();
-}
-
-// cuTensorMapEncodeTiled, from the driver through the runtime (no -lcuda); nullptr if the
-// driver does not have it.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return PFN_cuTensorMapEncodeTiled_v12000{nullptr};
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  return encode;
 }
 
 // The tensor map of a K-major operand stored (rows, K) with row length ld floats: boxes of
