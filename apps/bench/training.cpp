@@ -289,7 +289,7 @@ std::vector<Spec> specs() {
                                    : Args{"--data-dir", config.dogs_dir};
          return concat(data, validation);
        },
-       make_dogs_tree, describe_dogs_tree},
+       make_dogs_tree, describe_dogs_tree, true},
   };
 }
 
