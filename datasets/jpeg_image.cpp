@@ -9,6 +9,7 @@
 #include <jerror.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csetjmp>
 #include <cstring>
 #include <vector>
@@ -180,11 +181,18 @@ void resize_bilinear(const uint8_t* source, int source_height, int source_width,
   ENGINE_CHECK(source_height > 0 && source_width > 0 && height > 0 && width > 0 && channels > 0,
                "resize_bilinear: sizes must be positive, got ", source_height, "x", source_width,
                " -> ", height, "x", width, " with ", channels, " channels");
+  // In fixed point, as two passes per output row: its two source rows blended down (each byte
+  // times 256, in 16 bits: whole rows of multiply-adds, which the compiler vectorises), then
+  // that row sampled across (times 65,536 in all, in 32 bits) and rounded. The products are
+  // exact, so the order of the passes does not change a bit. The weights are multiples of
+  // 1/256: a pixel is at most one unit from the exact bilinear value. Measured on the photos'
+  // sizes (docs/results/dogs_vs_cats.md): the float version this replaced, a conversion per
+  // byte and per tap, took a third of a photo's decode.
+  constexpr int ONE = 256;
   // Where output coordinate i samples the source axis of `n` pixels (`m` outputs): the lower
-  // neighbour `lo`, the upper one `hi` and the weight `t` of the upper one.
+  // neighbour `lo`, the upper one `hi` and the weight of the upper one, in 256ths.
   struct Tap {
-    int lo, hi;
-    float t;
+    int lo, hi, weight;
   };
   auto taps = [](int n, int m) {
     std::vector<Tap> result(static_cast<size_t>(m));
@@ -192,28 +200,36 @@ void resize_bilinear(const uint8_t* source, int source_height, int source_width,
     for (int i = 0; i < m; ++i) {
       // Pixel centres aligned: output pixel i covers [i, i + 1) * step of the source, whose
       // centre is at (i + 0.5) * step; source pixel j's centre is at j + 0.5.
-      double s = std::clamp((i + 0.5) * step - 0.5, 0.0, n - 1.0);
+      const double s = std::clamp((i + 0.5) * step - 0.5, 0.0, n - 1.0);
       const int lo = static_cast<int>(s);  // s >= 0, so this is floor
-      result[static_cast<size_t>(i)] = {lo, std::min(lo + 1, n - 1), static_cast<float>(s - lo)};
+      result[static_cast<size_t>(i)] = {lo, std::min(lo + 1, n - 1),
+                                        static_cast<int>(std::lround((s - lo) * ONE))};
     }
     return result;
   };
   const std::vector<Tap> xs = taps(source_width, width), ys = taps(source_height, height);
   const size_t source_row = static_cast<size_t>(source_width) * channels;
+  std::vector<uint16_t> blended(source_row);
+  uint16_t* const down = blended.data();
   for (int y = 0; y < height; ++y) {
     const Tap ty = ys[static_cast<size_t>(y)];
     const uint8_t* top = source + static_cast<size_t>(ty.lo) * source_row;
     const uint8_t* bottom = source + static_cast<size_t>(ty.hi) * source_row;
+    const int up_weight = ONE - ty.weight, down_weight = ty.weight;
+    for (size_t i = 0; i < source_row; ++i) {
+      down[i] = static_cast<uint16_t>(top[i] * up_weight + bottom[i] * down_weight);
+    }
     uint8_t* o = out + static_cast<size_t>(y) * width * channels;
     for (int x = 0; x < width; ++x) {
       const Tap tx = xs[static_cast<size_t>(x)];
-      const size_t left = static_cast<size_t>(tx.lo) * channels;
-      const size_t right = static_cast<size_t>(tx.hi) * channels;
+      const uint16_t* left = down + static_cast<size_t>(tx.lo) * channels;
+      const uint16_t* right = down + static_cast<size_t>(tx.hi) * channels;
+      const auto left_weight = static_cast<uint32_t>(ONE - tx.weight);
+      const auto right_weight = static_cast<uint32_t>(tx.weight);
       for (int c = 0; c < channels; ++c) {
-        const float upper = top[left + c] + tx.t * (top[right + c] - top[left + c]);
-        const float lower = bottom[left + c] + tx.t * (bottom[right + c] - bottom[left + c]);
-        // A weighted mean of bytes stays in [0, 255]; + 0.5 rounds to nearest.
-        *o++ = static_cast<uint8_t>(upper + ty.t * (lower - upper) + 0.5f);
+        // A weighted mean of bytes stays in [0, 255]; + half of 65,536 rounds to nearest.
+        *o++ = static_cast<uint8_t>((left[c] * left_weight + right[c] * right_weight +
+                                     ONE * ONE / 2) >> 16);
       }
     }
   }

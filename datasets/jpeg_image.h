@@ -91,7 +91,8 @@ void decode_jpeg_file(const std::string& path, int height, int width, uint8_t* o
 
 // Bilinear resize of an interleaved 8-bit image (`channels` bytes per pixel), pixel centres
 // aligned: output pixel x samples the source at (x + 0.5) * source_width / width - 0.5,
-// clamped to the edge pixels, and likewise in y.
+// clamped to the edge pixels, and likewise in y. In fixed point, with weights in 256ths: every
+// pixel within one unit of the exact bilinear value.
 void resize_bilinear(const uint8_t* source, int source_height, int source_width, int channels,
                      uint8_t* out, int height, int width);
 

@@ -5,17 +5,17 @@ set key bottom right
 set grid
 set xrange [0.8:20.0]
 plot '-' using 1:2 with linespoints lw 2 pt 7 title 'augment on the CPU', \
-     1312.7 * x with lines dt 2 lc 1 title 'augment on the CPU: ideal', \
+     1310.23 * x with lines dt 2 lc 1 title 'augment on the CPU: ideal', \
      '-' using 1:2 with linespoints lw 2 pt 7 title 'augment on the GPU', \
-     1456.28 * x with lines dt 2 lc 2 title 'augment on the GPU: ideal', \
-     19888.0 with lines lw 2 lc rgb 'black' title 'what one GPU epoch needs (19888/s)'
-1 1312.7
-2 2198.76
-4 4131.39
-8 7547.36
-16 11634.0
+     2546.07 * x with lines dt 2 lc 2 title 'augment on the GPU: ideal', \
+     19802.0 with lines lw 2 lc rgb 'black' title 'what one GPU epoch needs (19802/s)'
+1 1310.23
+2 3161.34
+4 6196.7
+8 12090.3
+16 13998.9
 e
-1 1456.28
-4 5353.27
-16 11982.9
+1 2546.07
+4 6796.17
+16 16131.7
 e
