@@ -135,12 +135,15 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
                          : "FP32 warp tiles (no cp.async below sm_80)";
   }
   families.emplace_back("matmul", matmul);
+  const std::string mma_sync = detail::concat(
+      "TF32 mma.sync implicit GEMM (sm_80+), ",
+      c.conv_tf32_stages >= 3 ? detail::concat(c.conv_tf32_stages, "-stage cp.async pipeline")
+                              : std::string("next tile staged in registers"));
   families.emplace_back(
-      "conv", tensor_cores ? detail::concat("TF32 mma.sync implicit GEMM (sm_80+), ",
-                                            c.conv_tf32_stages >= 3
-                                                ? detail::concat(c.conv_tf32_stages, "-stage cp.async pipeline")
-                                                : std::string("next tile staged in registers"))
-                           : std::string("FP32 FMA implicit GEMM"));
+      "conv", !tensor_cores ? std::string("FP32 FMA implicit GEMM")
+              : c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a) for stride-1 forward and backward-data passes "
+                              "of 32, 64, ... channels; else " + mma_sync
+                            : mma_sync);
   return families;
 }
 
