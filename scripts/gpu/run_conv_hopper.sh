@@ -57,17 +57,27 @@ PY
 fi
 
 if want epochs; then
-  echo "== epochs (median of 2-3 of 3; synthetic CIFAR-10, Fashion-MNIST for the MNIST CNN)"
-  epoch() {  # epoch NAME ENV... -- COMMAND...
+  echo "== epochs, median of epochs 2-3 of 3 (synthetic CIFAR-10; Fashion-MNIST for the MNIST CNN)"
+  epoch() {  # epoch NAME COMMAND...: the command's --json into NAME.json, then its median epoch
     local name=$1; shift
-    timeout 150 env "$@" --json "$logs/$name.json" > "$logs/$name.txt" 2>&1 || echo "$name: rc $?"
-    python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%-28s %.4f s" % (sys.argv[2], s.median([x["seconds"] for x in e[1:]])))' \
+    timeout 150 "$@" --json "$logs/$name.json" > "$logs/$name.txt" 2>&1 || echo "$name: rc $?"
+    python3 -c 'import json,sys,statistics as s; e=json.load(open(sys.argv[1]))["epochs_run"]; print("%-30s %.4f s" % (sys.argv[2], s.median([x["seconds"] for x in e[1:]])))' \
       "$logs/$name.json" "$name" 2>/dev/null || echo "$name: no record"
   }
-  for tf in tf32; do
-    epoch cifar_hopper_$tf build-gpu/apps/cifar10_cnn --gpu --dataset synthetic --epochs 3 --$tf
-    epoch cifar_mma_sync_$tf ENGINE_MAX_COMPUTE_CAPABILITY=8.0 build-gpu/apps/cifar10_cnn --gpu --dataset synthetic --epochs 3 --$tf
-    epoch mnist_hopper_$tf build-gpu/apps/mnist_cnn --gpu --dataset fashion --data-dir "$data" --epochs 3 --$tf
-    epoch mnist_mma_sync_$tf ENGINE_MAX_COMPUTE_CAPABILITY=8.0 build-gpu/apps/mnist_cnn --gpu --dataset fashion --data-dir "$data" --epochs 3 --$tf
+  cifar=(build-gpu/apps/cifar10_cnn --dataset synthetic --epochs 3)
+  mnist=(build-gpu/apps/mnist_cnn --dataset fashion --data-dir "$data" --epochs 3)
+  torch_cifar=(python3 scripts/pytorch/cifar10_cnn.py --dataset synthetic --epochs 3 --device cuda)
+  torch_mnist=(python3 scripts/pytorch/mnist_cnn.py --dataset fashion --data-dir "$data" --epochs 3 --device cuda)
+  for model in cifar mnist; do
+    declare -n ours=$model torch=torch_$model
+    epoch "${model}_ours_tf32" "${ours[@]}" --gpu --tf32
+    epoch "${model}_ours_tf32_mma_sync" env ENGINE_MAX_COMPUTE_CAPABILITY=8.0 "${ours[@]}" --gpu --tf32
+    epoch "${model}_ours_fp32" "${ours[@]}" --gpu
+    epoch "${model}_ours_cudnn_tf32" "${ours[@]}" --device cudnn --tf32
+    epoch "${model}_torch_eager_tf32" "${torch[@]}"
+    epoch "${model}_torch_eager_fp32" "${torch[@]}" --no-tf32
+    epoch "${model}_torch_best_tf32" "${torch[@]}" --graphed
+    epoch "${model}_torch_best_fp32" "${torch[@]}" --graphed --no-tf32
+    unset -n ours torch
   done
 fi
