@@ -294,40 +294,37 @@ int to_int(int64_t v) {
   return static_cast<int>(v);
 }
 
+// A pass in the kernel's terms. Forward: y from x, the convolution's padding. Backward-data:
+// dx (x's sizes, in_c channels) from dy (out_c channels gathered), padded by kernel - 1 - pad
+// (a "full" correlation), the taps flipped.
+Launch launch_of(Pass pass, const Conv2dGeometry& g) {
+  const bool forward = pass == Pass::Forward;
+  Launch p{};
+  p.batch = to_int(g.batch);
+  p.out_h = to_int(forward ? g.out_h : g.in_h);
+  p.out_w = to_int(forward ? g.out_w : g.in_w);
+  p.out_c = to_int(forward ? g.out_c : g.in_c);
+  p.pad_h = to_int(forward ? g.pad_top : g.kernel_h - 1 - g.pad_top);
+  p.pad_w = to_int(forward ? g.pad_left : g.kernel_w - 1 - g.pad_left);
+  p.kernel_h = to_int(g.kernel_h);
+  p.kernel_w = to_int(g.kernel_w);
+  p.chunks = to_int((forward ? g.in_c : g.out_c) / BK);
+  p.flip = forward ? 0 : 1;
+  return p;
+}
+
 }  // namespace
 
 void hopper_forward(const Conv2dGeometry& g, const HopperTiles& t, const float* x, const float* filters_t,
                     float* y, cudaStream_t stream) {
   check_tiles(t);
-  Launch p{};
-  p.batch = to_int(g.batch);
-  p.out_h = to_int(g.out_h);
-  p.out_w = to_int(g.out_w);
-  p.out_c = to_int(g.out_c);
-  p.pad_h = to_int(g.pad_top);
-  p.pad_w = to_int(g.pad_left);
-  p.kernel_h = to_int(g.kernel_h);
-  p.kernel_w = to_int(g.kernel_w);
-  p.chunks = to_int(g.in_c / BK);
-  p.flip = 0;
-  run(t, p, to_int(g.in_h), to_int(g.in_w), x, filters_t, y, stream);
+  run(t, launch_of(Pass::Forward, g), to_int(g.in_h), to_int(g.in_w), x, filters_t, y, stream);
 }
 
 void hopper_backward_data(const Conv2dGeometry& g, const HopperTiles& t, const float* dy, const float* w,
                           float* dx, cudaStream_t stream) {
   check_tiles(t);
-  Launch p{};
-  p.batch = to_int(g.batch);
-  p.out_h = to_int(g.in_h);
-  p.out_w = to_int(g.in_w);
-  p.out_c = to_int(g.in_c);
-  p.pad_h = to_int(g.kernel_h - 1 - g.pad_top);
-  p.pad_w = to_int(g.kernel_w - 1 - g.pad_left);
-  p.kernel_h = to_int(g.kernel_h);
-  p.kernel_w = to_int(g.kernel_w);
-  p.chunks = to_int(g.out_c / BK);
-  p.flip = 1;
-  run(t, p, to_int(g.out_h), to_int(g.out_w), dy, w, dx, stream);
+  run(t, launch_of(Pass::BackwardData, g), to_int(g.out_h), to_int(g.out_w), dy, w, dx, stream);
 }
 
 }  // namespace engine::cuda::conv
