@@ -29,10 +29,11 @@
 // each, w 0.6 MB: ~2.4 us of DRAM. What bounds it is L2 -> SM: a bm x bn tile reads (bm + bn)
 // rows of 128 bytes per 32-deep k step for 2 bm bn 32 FLOP, i.e. bm bn / (2 (bm + bn))
 // FLOP a byte: 16 for 64 x 64, 32 for 128 x 128. At ~5.5 TB/s from L2 that caps the kernel at
-// ~90 or ~180 TFLOP/s (cuDNN: 156 on this shape), while 128 x 128 tiles leave 82 of 132 SMs
+// ~90 or ~180 TFLOP/s (cuDNN: ~160 on this shape), while 128 x 128 tiles leave 82 of 132 SMs
 // idle (50 blocks). choose_hopper_tiles takes the largest tile that still gives every SM a
-// block. Shared memory: 4 stages of (bm + bn) x 128 bytes: 32 KB (64 x 64) to 128 KB
-// (128 x 128) a block.
+// block. Shared memory: 4 stages of (bm + bn) x 128 bytes: 48 KB (64 x 32) to 128 KB
+// (128 x 128) a block. Measured (docs/results/cnn.md): 17.5 us with 64 x 64 tiles, 108 TFLOP/s,
+// about what 16 FLOP per L2 byte allows; cuDNN 11.7 us.
 //
 // Block: bm / 64 consumer warpgroups (64 rows of the tile each, bn / 2 accumulators a thread)
 // and one producer warp, whose lane 0 issues two TMA copies per stage (the activations' box,
