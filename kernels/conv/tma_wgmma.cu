@@ -45,8 +45,8 @@
 // less than 2^-9, the TF32 bound of tests/test_gpu_conv.cpp.
 #include "kernels/conv/tma_wgmma.h"
 
-#include <algorithm>
 #include <cstdint>
+#include <type_traits>  // integral_constant: a tile size as a type
 
 #include "core/error.h"
 #include "kernels/cuda_check.h"
@@ -195,23 +195,6 @@ __global__ void __launch_bounds__(2 * BM + PRODUCER_THREADS)
   }
 }
 
-// A tensor map over `data` with these sizes and byte strides (innermost first, the first
-// dimension contiguous), boxes of `box` elements, the 128-byte swizzle, zeros outside.
-template <int RANK>
-CUtensorMap tensor_map(const float* data, const cuuint64_t (&dims)[RANK],
-                       const cuuint64_t (&strides)[RANK - 1], const cuuint32_t (&box)[RANK]) {
-  CUtensorMap map;
-  cuuint32_t element_strides[RANK];
-  std::fill(element_strides, element_strides + RANK, 1u);
-  const CUresult status = gemm::tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, RANK, const_cast<float*>(data), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  ENGINE_CHECK(status == CUDA_SUCCESS, "conv2d on Hopper: cuTensorMapEncodeTiled failed (CUresult ",
-               static_cast<int>(status), ") for a rank-", RANK, " map");
-  return map;
-}
-
 // The block's pixels: tile_w x tile_h x tile_n = bm (powers of two) with the fewest rows past
 // the edges of (out_w, out_h, batch); among equals the widest (longer contiguous TMA rows).
 void choose_pixel_tile(int bm, Launch& p) {
@@ -260,14 +243,15 @@ void run(const HopperTiles& t, Launch p, int src_h, int src_w, const float* src,
   const int64_t blocks = int64_t{p.tiles_w} * p.tiles_h * ((p.batch + p.tile_n - 1) / p.tile_n);
   ENGINE_CHECK(blocks <= 0x7fffffff && (p.out_c + t.bn - 1) / t.bn <= 65535,
                "conv2d on Hopper: ", blocks, " pixel tiles do not fit a grid");
-  const CUtensorMap src_map = tensor_map<4>(
+  const CUtensorMap src_map = gemm::swizzled_tensor_map<4>(
       src, {c, static_cast<cuuint64_t>(src_w), static_cast<cuuint64_t>(src_h), static_cast<cuuint64_t>(p.batch)},
       {c * 4, c * 4 * src_w, c * 4 * src_w * src_h},
-      {BK, static_cast<cuuint32_t>(p.tile_w), static_cast<cuuint32_t>(p.tile_h), static_cast<cuuint32_t>(p.tile_n)});
+      {BK, static_cast<cuuint32_t>(p.tile_w), static_cast<cuuint32_t>(p.tile_h), static_cast<cuuint32_t>(p.tile_n)},
+      "conv2d on Hopper: the gathered activations' map");
   const int taps = p.kernel_h * p.kernel_w;
-  const CUtensorMap filter_map = tensor_map<3>(
+  const CUtensorMap filter_map = gemm::swizzled_tensor_map<3>(
       filters, {c, static_cast<cuuint64_t>(p.out_c), static_cast<cuuint64_t>(taps)},
-      {c * 4, c * 4 * p.out_c}, {BK, static_cast<cuuint32_t>(t.bn), 1});
+      {c * 4, c * 4 * p.out_c}, {BK, static_cast<cuuint32_t>(t.bn), 1}, "conv2d on Hopper: the filters' map");
   const auto go = [&](auto bm, auto bn) {
     launch_tiles<decltype(bm)::value, decltype(bn)::value>(src_map, filter_map, out, p, blocks, stream);
   };

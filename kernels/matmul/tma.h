@@ -10,7 +10,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
+#include "core/error.h"
 #include "kernels/matmul/wgmma.h"  // SM90A_ASM
 
 namespace engine::cuda::gemm {
@@ -153,5 +155,25 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encode;
 }
 
+// A tensor map over `data` (floats) with these sizes and byte strides, innermost first (the
+// first dimension contiguous): boxes of `box` elements, the 128-byte swizzle that wgmma's
+// descriptors read, zeros for what lies outside. Built on the host (a few microseconds) and
+// passed by value as a __grid_constant__ kernel parameter, so a CUDA graph captures it like
+// any other argument. Throws engine::Error naming `what` where the driver refuses it.
+template <int RANK>
+CUtensorMap swizzled_tensor_map(const float* data, const cuuint64_t (&dims)[RANK],
+                                const cuuint64_t (&strides)[RANK - 1], const cuuint32_t (&box)[RANK],
+                                const std::string& what) {
+  CUtensorMap map;
+  cuuint32_t element_strides[RANK];
+  for (cuuint32_t& e : element_strides) e = 1;
+  const CUresult status = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, RANK, const_cast<float*>(data), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  ENGINE_CHECK(status == CUDA_SUCCESS, what, ": cuTensorMapEncodeTiled failed (CUresult ",
+               static_cast<int>(status), ")");
+  return map;
+}
 
 }  // namespace engine::cuda::gemm

@@ -288,24 +288,12 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 // The tensor map of a K-major operand stored (rows, K) with row length ld floats: boxes of
-// 32 k x 128 rows, 128-byte swizzle, zeros outside. Built per call (a few microseconds of
-// host time); passed by value as a __grid_constant__ parameter, so it is captured into a
-// CUDA graph like any other argument.
+// 32 k x 128 rows (swizzled_tensor_map, kernels/matmul/tma.h), built per call.
 CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int ld) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // bytes, row to row
-  const cuuint32_t box[2] = {BK, BOX_ROWS};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS)
-    throw Error(detail::concat("v11_tf32_tma: cuTensorMapEncodeTiled failed (CUresult ",
-                               static_cast<int>(status), ") for a (", rows, ", ", k,
-                               ") operand with row length ", ld));
-  return map;
+  return swizzled_tensor_map<2>(
+      data, {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)},
+      {static_cast<cuuint64_t>(ld) * sizeof(float)}, {BK, BOX_ROWS},
+      detail::concat("v11_tf32_tma: a (", rows, ", ", k, ") operand with row length ", ld));
 }
 
 // Launches one cluster size, raising the shared-memory limit the first time (past 48 KB a
