@@ -42,7 +42,7 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
     return true;
   }
   // Each tap's (in_c, out_c) filters transposed to (out_c, in_c): k contiguous, as wgmma reads.
-  Tensor filters_t = Tensor::empty({conv::hopper_forward_filters_floats(g)}, DType::F32, gpu.device());
+  Tensor filters_t = Tensor::empty({numel(g.w_shape())}, DType::F32, gpu.device());
   const int64_t taps = g.kernel_h * g.kernel_w;
   strided_copy(w, filters_t, {taps, g.out_c, g.in_c}, Walk3d{0, {g.in_c * g.out_c, 1, g.out_c}},
                Walk3d{0, {g.out_c * g.in_c, g.in_c, 1}});

@@ -110,10 +110,6 @@ HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms) {
   return t;
 }
 
-int64_t hopper_forward_filters_floats(const Conv2dGeometry& g) {
-  return g.kernel_h * g.kernel_w * g.in_c * g.out_c;
-}
-
 #if !ENGINE_WITH_SM90A
 // A build without sm_90a code has no Hopper kernel (hopper_applies is false there).
 void hopper_forward(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,

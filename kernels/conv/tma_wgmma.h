@@ -29,11 +29,8 @@ bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, c
 // The engine's tile for a pass on a GPU of `sms` SMs: the widest bn that the output channels
 // need, then the largest tiles that still give every SM a block.
 HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms);
-// The filters as the forward pass reads them, (kernel_h * kernel_w, out_c, in_c): each tap's
-// (in_c, out_c) matrix transposed, so that k (in_c) is contiguous as wgmma needs; floats.
-int64_t hopper_forward_filters_floats(const Conv2dGeometry& g);
-
-// y = conv(x, w), with w already in that layout (filters_t); backward-data reads w as stored.
+// y = conv(x, w), with w's taps already transposed (filters_t, (kernel_h * kernel_w, out_c,
+// in_c): k = in_c contiguous, as wgmma reads it); backward-data reads w as stored.
 // On `stream`; outputs overwritten; no allocation, no sync.
 void hopper_forward(const Conv2dGeometry& g, const HopperTiles& t, const float* x, const float* filters_t,
                     float* y, cudaStream_t stream);
