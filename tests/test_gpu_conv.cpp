@@ -490,26 +490,28 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
 }
 
 TEST_CASE("the Hopper kernel's tiles: the largest that still give 132 SMs a block each") {
-  // CIFAR's layers at batch 100. 32x32x32 -> 32: 102,400 pixels make 800 tiles of 128 x 32.
-  const conv::HopperTiles wide = conv::choose_hopper_tiles(
-      conv::Pass::Forward, geometry(100, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same), 132);
-  CHECK(wide.bm == 128);
-  CHECK(wide.bn == 32);
-  // 16x16x64 -> 64 backward-data: 25,600 pixels of 64 channels, 200 tiles of 128 x 64.
-  const conv::HopperTiles middle = conv::choose_hopper_tiles(
-      conv::Pass::BackwardData, geometry(100, 16, 16, 64, 3, 3, 64, 1, 1, Padding::Same), 132);
-  CHECK(middle.bm == 128);
-  CHECK(middle.bn == 64);
-  // 8x8x128 -> 128: 6,400 pixels; 128 x 128 tiles would be 50 blocks, 64 x 128 100: 64 x 64.
-  const conv::HopperTiles narrow = conv::choose_hopper_tiles(
-      conv::Pass::Forward, geometry(100, 8, 8, 128, 3, 3, 128, 1, 1, Padding::Same), 132);
-  CHECK(narrow.bm == 64);
-  CHECK(narrow.bn == 64);
-  // Too small for any tile to fill the SMs: the smallest, 64 x 32.
-  const conv::HopperTiles tiny = conv::choose_hopper_tiles(
-      conv::Pass::Forward, geometry(1, 4, 4, 32, 3, 3, 128, 1, 1, Padding::Same), 132);
-  CHECK(tiny.bm == 64);
-  CHECK(tiny.bn == 32);
+  struct Case {
+    const char* why;
+    conv::Pass pass;
+    Conv2dGeometry g;
+    int bm, bn;
+  };
+  const Case cases[] = {
+      {"CIFAR 32x32x32 -> 32, batch 100: 102,400 pixels, 800 tiles of 128 x 32", conv::Pass::Forward,
+       geometry(100, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same), 128, 32},
+      {"CIFAR 16x16x64 -> 64 backward-data: 25,600 pixels of 64 channels, 200 tiles of 128 x 64",
+       conv::Pass::BackwardData, geometry(100, 16, 16, 64, 3, 3, 64, 1, 1, Padding::Same), 128, 64},
+      {"CIFAR 8x8x128 -> 128: 6,400 pixels; 128 x 128 tiles are 50 blocks, 64 x 128 100: 64 x 64",
+       conv::Pass::Forward, geometry(100, 8, 8, 128, 3, 3, 128, 1, 1, Padding::Same), 64, 64},
+      {"too small for any tile to fill the SMs: the smallest, 64 x 32", conv::Pass::Forward,
+       geometry(1, 4, 4, 32, 3, 3, 128, 1, 1, Padding::Same), 64, 32},
+  };
+  for (const Case& c : cases) {
+    INFO(c.why);
+    const conv::HopperTiles t = conv::choose_hopper_tiles(c.pass, c.g, 132);
+    CHECK(t.bm == c.bm);
+    CHECK(t.bn == c.bn);
+  }
 }
 
 TEST_CASE("conv2d of an empty batch: nothing to compute, dw is zero") {
