@@ -4,7 +4,8 @@
 #   tests: ctest, and compute-sanitizer memcheck over the new GPU code (augment_images, the
 #          fused sigmoid cross-entropy, binary accuracy, the loader's pinned async copies);
 #   bench: a synthetic 2,000 + 800 image tree (datasets/make_dogs_cats), then epochs on every
-#          backend and loader setting, the loader's worker scaling, and PyTorch on the same
+#          backend and loader setting, the JPEG decoders alone (CPU and nvJPEG: jpeg_bench),
+#          the loader's worker scaling, and PyTorch on the same
 #          host (compute alone on resident tensors, eager and at its best, and its DataLoader
 #          pipeline).
 # Every step has its own time limit so one slow step cannot eat the whole device session.
@@ -26,7 +27,7 @@ cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
   -DENGINE_TEST_DATA_DIR="$testdata" -DCUDNN_ROOT=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 # The benchmarks need two programs; the tests, everything.
-targets=(); [ "$what" = bench ] && targets=(--target dogs_vs_cats make_dogs_cats)
+targets=(); [ "$what" = bench ] && targets=(--target dogs_vs_cats make_dogs_cats jpeg_bench)
 cmake --build build-dev -j "$threads" "${targets[@]}" -- -k 0 > "$out/build.log" 2>&1 || grep -E "error" -A5 "$out/build.log" | head -40
 grep -c "warning" "$out/build.log" | sed 's/^/build warnings: /'
 app=./build-dev/apps/dogs_vs_cats
@@ -58,6 +59,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   step "ours gpu, the article's 50 epochs, --cache, augment on the GPU" 120 "$app" --data-dir "$tree" --gpu --cache --augment-on gpu --json "$out/ours_gpu_50.json" --save "$out/first_try.weights"
   step "ours gpu, --load first_try.weights, evaluate only" 60 "$app" --data-dir "$tree" --gpu --epochs 0 --load "$out/first_try.weights"
   step "ours cpu, $threads threads, 2 epochs" 200 "$app" --data-dir "$tree" --epochs 2 --cpu --threads "$threads" --workers "$threads" --json "$out/ours_cpu.json"
+  step "the decoders alone: libjpeg-turbo on all cores against nvJPEG (jpeg_bench)" 120 ./build-dev/apps/jpeg_bench --data-dir "$tree" --passes 3
   step "loader scaling, decode + augment on the CPU" 150 "$app" --data-dir "$tree" --gpu --data-scaling 1,2,4,8,16 --data-scaling-csv "$out/scaling.csv"
   step "loader scaling, augment on the GPU" 100 "$app" --data-dir "$tree" --gpu --augment-on gpu --data-scaling 1,4,16 --data-scaling-csv "$out/scaling_gpu_augment.csv"
   py=scripts/pytorch/dogs_vs_cats.py
