@@ -1,7 +1,6 @@
 // The GPU's JPEG decoder (kernels/jpeg_gpu.h, nvJPEG) against the CPU's (datasets/jpeg_image.h)
-// on the fuzz corpus' files (fuzz/corpus/jpeg): colour JPEGs decode to nearly the same pixels
-// (the two inverse DCTs and chroma upsamplings differ by a few units; a wrong resize or a
-// swapped channel would differ by tens), and every file nvJPEG cannot or should not take
+// on the fuzz corpus' files (fuzz/corpus/jpeg): colour JPEGs decode to nearly the same pixels,
+// and every file nvJPEG cannot or should not take
 // (gray, CMYK, not a JPEG, a lying header, truncated) is handed back untouched, never thrown.
 // GPU only (gpu_skip_main.cpp); without nvJPEG in the build the cases say so and pass.
 #include <doctest/doctest.h>
@@ -24,11 +23,33 @@ namespace {
 
 constexpr int SIDE = 32;
 constexpr size_t IMAGE = size_t{SIDE} * SIDE * 3;
+// The mean |GPU - CPU| a colour file may differ by, in units of 255. The resizes agree to the
+// bit; the decoders do not: libjpeg-turbo's chroma upsampling blends neighbouring chroma
+// samples, nvJPEG's hardware engines differ, which shows at sharp colour edges. Measured on an
+// H100's engines: 5.4 (largest 46) on rgb_70x50_for_dct_scaling.jpg, a file of such edges, 1.9
+// on the 4:2:0 16x12 file, 0 on the 4:4:4 ones, and 0.45 on the photos of the Dogs-vs-Cats
+// tree (apps/jpeg_bench). A swapped channel or a misplaced resize differs by tens.
+constexpr double MEAN_DIFFERENCE = 8.0;
 
 std::vector<uint8_t> corpus_file(const std::string& name) {
   std::ifstream in(std::string(ENGINE_JPEG_CORPUS) + "/" + name, std::ios::binary);
   REQUIRE(in.good());
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+double mean_difference(const uint8_t* gpu, const std::string& name) {
+  const std::vector<uint8_t> file = corpus_file(name);
+  std::vector<uint8_t> cpu(IMAGE);
+  datasets::decode_jpeg(file.data(), file.size(), name, SIDE, SIDE, cpu.data());
+  double sum = 0;
+  int largest = 0;
+  for (size_t b = 0; b < IMAGE; ++b) {
+    const int d = std::abs(static_cast<int>(gpu[b]) - static_cast<int>(cpu[b]));
+    sum += d;
+    largest = std::max(largest, d);
+  }
+  MESSAGE(name, ": mean |GPU - CPU| ", sum / IMAGE, ", largest ", largest);
+  return sum / IMAGE;
 }
 
 // Decodes `names` in one GPU call into an output poisoned with 0xAB; returns it and `taken`.
@@ -61,24 +82,14 @@ TEST_CASE("GPU JPEG: colour files decode to the CPU decoder's pixels, within a f
   for (size_t i = 0; i < names.size(); ++i) {
     INFO(names[i]);
     CHECK(taken[i]);
-    if (!taken[i]) continue;
-    const std::vector<uint8_t> file = corpus_file(names[i]);
-    std::vector<uint8_t> cpu(IMAGE);
-    datasets::decode_jpeg(file.data(), file.size(), names[i], SIDE, SIDE, cpu.data());
-    double sum = 0;
-    int largest = 0;
-    for (size_t b = 0; b < IMAGE; ++b) {
-      const int d = std::abs(static_cast<int>(gpu[i * IMAGE + b]) - static_cast<int>(cpu[b]));
-      sum += d;
-      largest = std::max(largest, d);
-    }
-    MESSAGE(names[i], ": mean |GPU - CPU| ", sum / IMAGE, ", largest ", largest);
-    CHECK(sum / IMAGE <= 4.0);
+    if (taken[i]) CHECK(mean_difference(gpu.data() + i * IMAGE, names[i]) <= MEAN_DIFFERENCE);
   }
   // A progressive file: the hardware engines may refuse it (then the whole call hands back);
   // either way nothing throws, and what was taken is close.
-  const std::vector<uint8_t> progressive = gpu_decode(decoder, {"rgb_40x30_progressive.jpg"}, taken);
-  MESSAGE("progressive JPEG taken by the GPU: ", taken[0] ? "yes" : "no");
+  const std::string name = "rgb_40x30_progressive.jpg";
+  const std::vector<uint8_t> progressive = gpu_decode(decoder, {name}, taken);
+  MESSAGE("progressive JPEG taken by the GPU: ", std::string(taken[0] ? "yes" : "no"));
+  if (taken[0]) CHECK(mean_difference(progressive.data(), name) <= MEAN_DIFFERENCE);
 }
 
 TEST_CASE("GPU JPEG: gray, CMYK, non-JPEG, lying and truncated files are handed back, never thrown") {
