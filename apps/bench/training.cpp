@@ -24,6 +24,8 @@ struct Case {
   // Seconds each job takes in the default setting on the GPU machine: ours on a GPU, ours on
   // the CPU, PyTorch on cuda, PyTorch on the CPU (start-up and data included).
   double gpu, cpu, torch_gpu, torch_cpu;
+  // TF32 tensor cores (ours with --tf32, PyTorch with its TF32 default): on GPUs only.
+  bool tf32 = false;
 };
 
 struct Spec {
@@ -38,6 +40,8 @@ struct Spec {
   // Whether its PyTorch script has --graphed (PyTorch at its best), run beside the eager one
   // on cuda.
   bool graphed = false;
+  // The script's flags for FP32 where its own default is TF32 (PyTorch's cuDNN convolutions).
+  Args torch_fp32 = {};
 };
 
 // How many epochs a run trains and how many steps each (0: whole epochs).
@@ -135,14 +139,18 @@ class TrainingExperiment final : public BenchExperiment {
     for (const Case& c : spec_.cases) {
       for (const std::string& d : config.devices) {
         const bool cpu = d == "cpu";
+        if (cpu && c.tf32) continue;
         const Args args = concat(concat(concat({"--device", d}, c.args), spec_.data(config, false, cpu)),
-                                 run_args(config, run_for(config, spec_, c, cpu, false), cpu));
+                                 concat(run_args(config, run_for(config, spec_, c, cpu, false), cpu),
+                                        c.tf32 ? Args{"--tf32"} : Args{}));
         jobs.push_back(app_job(config, our_job(spec_, c, d), spec_.app, args, cpu ? c.cpu : c.gpu));
       }
       for (const std::string& t : torch_devices(config)) {
         const bool cpu = t == "cpu";
+        if (cpu && c.tf32) continue;
         const Args args = concat(concat(concat({"--device", t}, c.args), spec_.data(config, true, cpu)),
-                                 run_args(config, run_for(config, spec_, c, cpu, true), cpu));
+                                 concat(run_args(config, run_for(config, spec_, c, cpu, true), cpu),
+                                        c.tf32 ? Args{} : spec_.torch_fp32));
         jobs.push_back(script_job(config, torch_job(spec_, c, t), "pytorch/" + spec_.app + ".py", args,
                                   cpu ? c.torch_cpu : c.torch_gpu));
         if (!cpu && spec_.graphed) {
@@ -181,7 +189,11 @@ class TrainingExperiment final : public BenchExperiment {
                      "foreach capturable optimizer, cudnn.benchmark, channels_last"
                    : "");
     }
-    return text + "; FP32 throughout; the first of two or more epochs is left out (warm-up).";
+    const bool tf32 = std::any_of(spec_.cases.begin(), spec_.cases.end(), [](const Case& c) { return c.tf32; });
+    return text +
+           (tf32 ? "; FP32 but for the TF32 rows (ours `--tf32`, PyTorch's TF32 default), on GPUs only"
+                 : "; FP32 throughout") +
+           "; the first of two or more epochs is left out (warm-up).";
   }
 
   Experiment collect(const Config& config, const std::vector<Job>& jobs,
@@ -193,6 +205,7 @@ class TrainingExperiment final : public BenchExperiment {
     std::string data, torch_data;
     for (const Case& c : spec_.cases) {
       for (const std::string& d : config.devices) {
+        if (d == "cpu" && c.tf32) continue;
         // Member by member: GCC 12 sees an uninitialised string in the aggregate's temporaries.
         Row row;
         row.label = c.label;
@@ -236,10 +249,9 @@ Args fewer_test_images(const Config& config, const char* flag, int count) {
   return {flag, std::to_string(config.setting == Setting::Quick ? std::max(1, count / 10) : count)};
 }
 
-// The CNNs' flags after their data's: PyTorch's cuDNN convolutions in FP32, as ours (it
-// defaults to TF32); our test set cut to 1,000 images.
+// The CNNs' flags after their data's: our test set cut to 1,000 images.
 Args cnn_flags(const Config& config, bool pytorch, const Args& data) {
-  return concat(data, pytorch ? Args{"--no-tf32"} : fewer_test_images(config, "--test-images", 1000));
+  return concat(data, pytorch ? Args{} : fewer_test_images(config, "--test-images", 1000));
 }
 
 // Without --dogs-dir, a synthetic tree in the work folder: the article's 2,000 + 800 images
@@ -268,28 +280,28 @@ std::vector<Spec> specs() {
        {{"small", "small model", {}, 0, 3, 4, 9, 7}, {"wide", "wide model", {"--wide"}, 300, 3, 4, 11, 7}},
        digits_data, nullptr, nullptr, true},
       {"cifar10_cnn", "CIFAR-10 CNN (seed 003)", 10,
-       {{"", "", {}, 20, 7, 12, 10, 12}},
+       {{"", "FP32", {}, 20, 7, 12, 10, 12}, {"tf32", "TF32", {}, 0, 7, 0, 10, 0, true}},
        [](const Config& config, bool pytorch, bool) {
          return cnn_flags(config, pytorch, {"--dataset", "auto", "--data-dir", config.data_dir});
        },
-       nullptr, nullptr, true},
+       nullptr, nullptr, true, {"--no-tf32"}},
       {"mnist_cnn", "MNIST CNN (seed 004)", 12,
-       {{"", "", {}, 20, 5, 8, 8, 8}},
+       {{"", "FP32", {}, 20, 5, 8, 8, 8}, {"tf32", "TF32", {}, 0, 5, 0, 8, 0, true}},
        [](const Config& config, bool pytorch, bool cpu) {
          return cnn_flags(config, pytorch, digits_data(config, pytorch, cpu));
        },
-       nullptr, nullptr, true},
+       nullptr, nullptr, true, {"--no-tf32"}},
       {"dogs_vs_cats", "Dogs vs Cats (seed 004)", 50,
        {{"", "", {}, 10, 4, 6, 7, 7}},
        [](const Config& config, bool pytorch, bool cpu) {
          // PyTorch's --mode compute trains on tensors already on the device (random images:
          // decoding is not timed there); ours reads, decodes and augments the JPEGs every epoch.
          const Args validation = cpu ? fewer_test_images(config, "--validation-steps", 5) : Args{};
-         const Args data = pytorch ? Args{"--dataset", "synthetic", "--mode", "compute", "--no-tf32"}
+         const Args data = pytorch ? Args{"--dataset", "synthetic", "--mode", "compute"}
                                    : Args{"--data-dir", config.dogs_dir};
          return concat(data, validation);
        },
-       make_dogs_tree, describe_dogs_tree, true},
+       make_dogs_tree, describe_dogs_tree, true, {"--no-tf32"}},
   };
 }
 
