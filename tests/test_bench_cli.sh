@@ -58,7 +58,7 @@ expect_status 0 "--quick with failing, hanging and missing apps" -- "$app" --qui
 if [ $(($(date +%s) - start)) -ge 30 ]; then echo "FAIL: the hanging app was not stopped"; failures=$((failures + 1)); fi
 expect_text "$tmp/bad/RESULTS.md" \
   "| small model | cpu | failed (exit 3): mnist_mlp: boom; log: $tmp/work/logs/mnist_mlp_small_model_cpu.log |" \
-  "| cpu | timed out after 1 s; log: $tmp/work/logs/cifar10_cnn_cpu.log |" \
+  "| FP32 | cpu | timed out after 1 s; log: $tmp/work/logs/cifar10_cnn_FP32_cpu.log |" \
   "not run: not built here: no $tmp/fake/mnist_cnn" "| not run (--no-pytorch) |"
 
 # A time budget too short for anything: no run starts, each row says why.
