@@ -164,11 +164,13 @@ class TrainingExperiment final : public BenchExperiment {
 
   // The runs on one kind of device in words: "2 epochs of 20 steps", or per case where the
   // cases differ ("2 epochs (whole) for the small model, 2 epochs of 300 steps for the wide").
+  // Only the cases that run there (a TF32 case: not on the CPU).
   std::string runs_text(const Config& config, bool cpu, bool pytorch) const {
     const std::string first = describe(run_for(config, spec_, spec_.cases.front(), cpu, pytorch));
     std::string per_case;
     bool differ = false;
     for (const Case& c : spec_.cases) {
+      if (cpu && c.tf32) continue;
       const std::string text = describe(run_for(config, spec_, c, cpu, pytorch));
       differ = differ || text != first;
       per_case += (per_case.empty() ? "" : ", ") + text + " for the " + c.label;
