@@ -7,179 +7,179 @@
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000198212
-32 0.000574841
-64 0.00398122
-128 0.0319491
+16 0.000233619
+32 0.000761683
+64 0.00422916
+128 0.0312841
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0389433
-32 0.0389407
-64 0.0450971
-128 0.0593326
+16 0.0337389
+32 0.0422326
+64 0.0557145
+128 0.0688633
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00301496
-32 0.00623759
-64 0.00407552
-128 0.00530041
+16 0.0029841
+32 0.00629009
+64 0.00406982
+128 0.00518745
 EOD
 $matmul_cudnn_resident << EOD
-16 0.00763061
-32 0.0107169
-64 0.00836389
-128 0.00862063
+16 0.008464
+32 0.0131392
+64 0.0129024
+128 0.0145157
 EOD
 $matmul_gpu_copies << EOD
-16 0.0357893
-32 0.0366072
-64 0.0423561
-128 0.0544781
+16 0.0338829
+32 0.033459
+64 0.0465012
+128 0.0607954
 EOD
 $matmul_gpu_graph << EOD
-16 0.00282458
-32 0.00280424
-64 0.00425932
-128 0.00445067
+16 0.00279612
+32 0.00277634
+64 0.00423307
+128 0.0043937
 EOD
 $matmul_gpu_resident << EOD
-16 0.00392167
-32 0.00370708
-64 0.0047513
-128 0.00452114
+16 0.00493847
+32 0.00447078
+64 0.00498702
+128 0.00505461
 EOD
 $dense_cpu_cpu << EOD
-16 0.00292958
-32 0.00564143
-64 0.015729
-128 0.0410195
+16 0.00403603
+32 0.00629741
+64 0.016394
+128 0.0537246
 EOD
 $dense_cudnn_copies << EOD
-16 0.0521154
-32 0.0543856
-64 0.0526456
-128 0.056418
+16 0.0607967
+32 0.0671915
+64 0.0662059
+128 0.465988
 EOD
 $dense_cudnn_graph << EOD
-16 0.016896
-32 0.0174868
-64 0.0181363
-128 0.0220305
+16 0.0168225
+32 0.0174745
+64 0.0181389
+128 0.0245696
 EOD
 $dense_cudnn_resident << EOD
-16 0.0359705
-32 0.0351337
-64 0.0361477
-128 0.0375778
+16 0.0470458
+32 0.0463651
+64 0.0430263
+128 0.39048
 EOD
 $dense_gpu_copies << EOD
-16 0.0322927
-32 0.0327354
-64 0.0350673
-128 0.03656
+16 0.039197
+32 0.0378676
+64 0.0456742
+128 0.21691
 EOD
 $dense_gpu_graph << EOD
-16 0.00979044
-32 0.00996449
-64 0.0129986
-128 0.0133139
+16 0.00977093
+32 0.00992156
+64 0.012956
+128 0.0175098
 EOD
 $dense_gpu_resident << EOD
-16 0.0171061
-32 0.0165639
-64 0.0180911
-128 0.01922
+16 0.022333
+32 0.022272
+64 0.028168
+128 0.180629
 EOD
 $conv_cpu_cpu << EOD
-4 0.454569
-8 0.641806
+4 1.22859
+8 0.815148
 EOD
 $conv_cudnn_copies << EOD
-4 0.190501
-8 0.261756
+4 0.246367
+8 0.300851
 EOD
 $conv_cudnn_graph << EOD
-4 0.0527904
-8 0.0773669
+4 0.0533298
+8 0.0783771
 EOD
 $conv_cudnn_resident << EOD
-4 0.0877376
-8 0.09616
+4 0.117882
+8 0.10727
 EOD
 $conv_gpu_copies << EOD
-4 0.103489
-8 0.156993
+4 0.183681
+8 0.163918
 EOD
 $conv_gpu_graph << EOD
-4 0.039672
-8 0.0455622
+4 0.0448064
+8 0.0457222
 EOD
 $conv_gpu_resident << EOD
-4 0.0449455
-8 0.0508338
+4 0.239499
+8 0.0537778
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.102389
-2 0.101575
-4 0.117264
-8 0.135633
-16 0.200197
-32 0.198592
-64 0.264108
+1 0.111008
+2 0.124683
+4 0.156357
+8 0.28283
+16 0.209663
+32 0.239789
+64 0.266785
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.120474
-2 0.135982
-4 0.136445
-8 0.148198
-16 0.153402
-32 0.153444
-64 0.16227
+1 0.130301
+2 0.196431
+4 0.196693
+8 0.223685
+16 0.317853
+32 0.16547
+64 0.190053
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.0396455
-2 0.045212
-4 0.0455079
-8 0.0943405
-16 0.0953255
-32 0.0535681
-64 0.0568954
+1 0.0396562
+2 0.0456162
+4 0.0464094
+8 0.094386
+16 0.0957212
+32 0.0538922
+64 0.0571607
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.102945
-2 0.113883
-4 0.121452
-8 0.119985
-16 0.120109
-32 0.126476
-64 0.124901
+1 0.118604
+2 0.176232
+4 0.167935
+8 0.1881
+16 0.244127
+32 0.132044
+64 0.162028
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.107814
-2 0.107919
-4 0.108647
-8 0.110692
-16 0.117828
-32 0.117905
-64 0.127559
+1 0.141045
+2 0.143341
+4 0.153084
+8 0.209018
+16 0.126816
+32 0.160398
+64 0.147977
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.0415838
-2 0.0416794
-4 0.0416196
-8 0.0422157
-16 0.0426813
-32 0.0430034
-64 0.0476348
+1 0.0415101
+2 0.0417565
+4 0.041844
+8 0.0425968
+16 0.0438995
+32 0.0431581
+64 0.0476168
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.0873245
-2 0.0893653
-4 0.08841
-8 0.0868655
-16 0.0869977
-32 0.0869765
-64 0.0870052
+1 0.0978338
+2 0.131142
+4 0.133223
+8 0.144281
+16 0.710313
+32 0.128159
+64 0.105716
 EOD
 
 reset
@@ -196,10 +196,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 67.7869, graph 0 to 67.7869, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set arrow 1 from 67.7867, graph 0 to 67.7867, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu resident overtakes cpu at ~67.8' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 65.4863, graph 0 to 65.4863, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~65.5' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 2 from 64.0209, graph 0 to 64.0209, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~64' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -209,10 +209,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 82.2364, graph 0 to 82.2364, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~82.2' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 64.5733, graph 0 to 64.5733, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~64.6' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 96.4873, graph 0 to 96.4873, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~96.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 63.2123, graph 0 to 63.2123, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~63.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -222,12 +222,8 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 117.333, graph 0 to 117.333, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~117' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 71.2987, graph 0 to 71.2987, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~71.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 53.7792, graph 0 to 53.7792, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~53.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 50.523, graph 0 to 50.523, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'gpu graph overtakes cpu at ~50.5' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -237,10 +233,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 119.82, graph 0 to 119.82, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~120' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 72.8265, graph 0 to 72.8265, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~72.8' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 69.2854, graph 0 to 69.2854, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~69.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -268,8 +262,10 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 2.7179, graph 0 to 2.7179, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~2.72' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 3.65094, graph 0 to 3.65094, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~3.65' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 25.2945, graph 0 to 25.2945, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~25.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -279,10 +275,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 9.51154, graph 0 to 9.51154, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~9.51' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 4.66712, graph 0 to 4.66712, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~4.67' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 23.0815, graph 0 to 23.0815, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~23.1' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 18.4205, graph 0 to 18.4205, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~18.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -298,10 +294,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 67.7869, graph 0 to 67.7869, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set arrow 1 from 67.7867, graph 0 to 67.7867, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu resident overtakes cpu at ~67.8' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 65.4863, graph 0 to 65.4863, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~65.5' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 2 from 64.0209, graph 0 to 64.0209, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~64' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -311,10 +307,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 82.2364, graph 0 to 82.2364, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~82.2' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 64.5733, graph 0 to 64.5733, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~64.6' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 96.4873, graph 0 to 96.4873, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~96.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 63.2123, graph 0 to 63.2123, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~63.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -324,12 +320,8 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 117.333, graph 0 to 117.333, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~117' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 71.2987, graph 0 to 71.2987, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~71.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 53.7792, graph 0 to 53.7792, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~53.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 50.523, graph 0 to 50.523, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'gpu graph overtakes cpu at ~50.5' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -339,10 +331,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 119.82, graph 0 to 119.82, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~120' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 72.8265, graph 0 to 72.8265, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~72.8' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 69.2854, graph 0 to 69.2854, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~69.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -370,8 +360,10 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 2.7179, graph 0 to 2.7179, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~2.72' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 3.65094, graph 0 to 3.65094, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~3.65' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 25.2945, graph 0 to 25.2945, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~25.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -381,10 +373,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 9.51154, graph 0 to 9.51154, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~9.51' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 4.66712, graph 0 to 4.66712, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~4.67' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 23.0815, graph 0 to 23.0815, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~23.1' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 18.4205, graph 0 to 18.4205, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~18.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \

@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000552
-1000 0.000539
-10000 0.001277
-100000 0.005322
-1000000 0.020529
-10000000 0.463719
+100 0.000429
+1000 0.000705
+10000 0.001397
+100000 0.006106
+1000000 0.010045
+10000000 0.466159
 EOD
 $gpu_matmul << EOD
-100 0.008064
-1000 0.006752
-10000 0.010816
-100000 0.012256
-1000000 0.013696
-10000000 0.036128
+100 0.005952
+1000 0.00704
+10000 0.012768
+100000 0.011488
+1000000 0.011168
+10000000 0.037856
 EOD
 $cudnn_matmul << EOD
-100 0.017184
-1000 0.021568
-10000 0.024832
-100000 0.013824
-1000000 0.014528
-10000000 0.060512
+100 0.018592
+1000 0.022496
+10000 0.021216
+100000 0.012832
+1000000 0.014944
+10000000 0.061504
 EOD
 $cpu_generate_matmul << EOD
-100 0.004246
-1000 0.022862
-10000 0.033027
-100000 0.260547
-1000000 2.55979
-10000000 25.6214
+100 0.003256
+1000 0.033799
+10000 0.035872
+100000 0.273324
+1000000 4.5509
+10000000 26.9616
 EOD
 $gpu_generate_matmul << EOD
-100 0.01552
-1000 0.014208
-10000 0.019744
-100000 0.02128
-1000000 0.021056
-10000000 0.097536
+100 0.012896
+1000 0.014144
+10000 0.020224
+100000 0.022176
+1000000 0.020608
+10000000 0.099264
 EOD
 $cudnn_generate_matmul << EOD
-100 0.029504
-1000 0.030976
-10000 0.030688
-100000 0.02112
-1000000 0.022784
-10000000 0.120768
+100 0.02656
+1000 0.029696
+10000 0.030112
+100000 0.021952
+1000000 0.023136
+10000000 0.11952
 EOD
 $gpu_copies_matmul << EOD
-100 0.036896
-1000 0.039008
-10000 0.05376
-100000 0.114784
-1000000 0.801728
-10000000 9.44288
+100 0.040128
+1000 0.03664
+10000 0.04976
+100000 0.111264
+1000000 0.98912
+10000000 10.0706
 EOD
 $cudnn_copies_matmul << EOD
-100 0.052064
-1000 0.05328
-10000 0.060768
-100000 0.111008
-1000000 0.837856
-10000000 9.48118
+100 0.04896
+1000 0.052736
+10000 0.060128
+100000 0.110976
+1000000 0.943072
+10000000 9.8111
 EOD
 $cpu_square << EOD
-64 102.002
-128 137.437
-256 381.274
-512 603.58
-1024 953.715
-2048 1093.37
+64 113.091
+128 152.965
+256 346.723
+512 684.797
+1024 944.111
+2048 1069.86
 EOD
 $gpu_square << EOD
-64 48.3304
-128 418.76
-256 2904.64
-512 9341.43
-1024 23538.7
-2048 42386.8
+64 54.2517
+128 487.256
+256 3246.37
+512 9834.24
+1024 23772.2
+2048 42608.8
 EOD
 $cudnn_square << EOD
-64 38.9169
-128 267.494
-256 1762.31
-512 10713.4
-1024 31850.4
-2048 49335.7
+64 39.3846
+128 279.471
+256 1741.82
+512 11538.7
+1024 31040.2
+2048 49431.1
 EOD
 
 reset
@@ -107,20 +107,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013696 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.014528 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.037856 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.061504 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.014208 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.014144 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030688 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029696 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 418.76 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 487.256 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 267.494 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 279.471 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,20 +160,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013696 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.014528 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.037856 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.061504 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.014208 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.014144 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030688 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029696 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 418.76 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 487.256 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 267.494 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 279.471 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
