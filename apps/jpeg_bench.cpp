@@ -87,8 +87,9 @@ int main(int argc, char** argv) {
       decode_on_cpu(files, train.paths, side, threads, cpu);
       cpu_best = std::min(cpu_best, seconds_since(start));
     }
-    std::printf("CPU, libjpeg-turbo, %d threads: %.3f s a pass (the best), %.0f images/s, %.3f ms an image a thread\n",
-                threads, cpu_best, static_cast<double>(count) / cpu_best, cpu_best * threads / static_cast<double>(count) * 1e3);
+    std::printf("CPU, libjpeg-turbo, %d thread%s: %.3f s a pass (the best), %.0f images/s, %.3f ms an image a thread\n",
+                threads, threads == 1 ? "" : "s", cpu_best, static_cast<double>(count) / cpu_best,
+                cpu_best * threads / static_cast<double>(count) * 1e3);
 
     if (!cuda::nvjpeg_built()) {
       std::printf("GPU: not measured: this build has no nvJPEG\n");

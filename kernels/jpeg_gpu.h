@@ -1,7 +1,7 @@
 // JPEG decoding on the GPU with nvJPEG, where the build found it (ENGINE_WITH_NVJPEG: the CUDA
-// toolkit's libnvjpeg, optional like cuDNN). For now it serves apps/dogs_vs_cats
-// --decode-bench, which measures it against the CPU decoder (datasets/jpeg_image.h) on the same
-// files before the loader is taught to use it.
+// toolkit's libnvjpeg, optional like cuDNN). For now it serves apps/jpeg_bench, which
+// measures it against the CPU decoder (datasets/jpeg_image.h) on the same files; the loader
+// does not use it yet (docs/results/dogs_vs_cats.md says why).
 //
 // What it does with a batch: nvJPEG decodes every colour (3-component) JPEG at its own size
 // into device memory, interleaved RGB, with the GPU's hardware JPEG engines where it has them

@@ -59,7 +59,10 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   step "ours gpu, the article's 50 epochs, --cache, augment on the GPU" 120 "$app" --data-dir "$tree" --gpu --cache --augment-on gpu --json "$out/ours_gpu_50.json" --save "$out/first_try.weights"
   step "ours gpu, --load first_try.weights, evaluate only" 60 "$app" --data-dir "$tree" --gpu --epochs 0 --load "$out/first_try.weights"
   step "ours cpu, $threads threads, 2 epochs" 200 "$app" --data-dir "$tree" --epochs 2 --cpu --threads "$threads" --workers "$threads" --json "$out/ours_cpu.json"
-  step "the decoders alone: libjpeg-turbo on all cores against nvJPEG (jpeg_bench)" 120 ./build-dev/apps/jpeg_bench --data-dir "$tree" --passes 3
+  for batch in 32 512; do
+    step "the decoders alone: libjpeg-turbo on all cores against nvJPEG in batches of $batch (jpeg_bench)" 120 \
+      ./build-dev/apps/jpeg_bench --data-dir "$tree" --passes 5 --batch "$batch"
+  done
   step "loader scaling, decode + augment on the CPU" 150 "$app" --data-dir "$tree" --gpu --data-scaling 1,2,4,8,16 --data-scaling-csv "$out/scaling.csv"
   step "loader scaling, augment on the GPU" 100 "$app" --data-dir "$tree" --gpu --augment-on gpu --data-scaling 1,4,16 --data-scaling-csv "$out/scaling_gpu_augment.csv"
   py=scripts/pytorch/dogs_vs_cats.py
