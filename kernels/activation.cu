@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "core/ops/activation.h"
+#include "kernels/activation_math.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/vector_io.h"
@@ -26,23 +27,6 @@ namespace engine::cuda {
 namespace {
 
 constexpr int THREADS = 256;
-
-template <Activation ACT>
-__device__ __forceinline__ float activate(float z) {
-  if constexpr (ACT == Activation::Relu) return z > 0.0f ? z : 0.0f;
-  if constexpr (ACT == Activation::Tanh) return tanhf(z);
-  if constexpr (ACT == Activation::Sigmoid) return 1.0f / (1.0f + __expf(-z));
-  return z;
-}
-
-// d act / dz written in terms of the output y, which is all the backward keeps.
-template <Activation ACT>
-__device__ __forceinline__ float derivative_from_output(float y) {
-  if constexpr (ACT == Activation::Relu) return y > 0.0f ? 1.0f : 0.0f;
-  if constexpr (ACT == Activation::Tanh) return 1.0f - y * y;
-  if constexpr (ACT == Activation::Sigmoid) return y * (1.0f - y);
-  return 1.0f;
-}
 
 // x, y: (rows, cols); bias: (cols,) or null. Thread i takes elements i W .. i W + W - 1 (W = 4
 // with cols % 4 == 0: one column group, 16-byte loads and stores), grid-stride, `groups` =

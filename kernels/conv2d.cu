@@ -30,9 +30,10 @@ void run_pass(conv::Pass pass, const Conv2dGeometry& g, const CudaDevice& gpu, L
 }
 
 // The Hopper kernel's pass where it applies (TF32, sm_90a code on a 9.0 GPU, the shape and
-// operands it takes); false where the implicit GEMMs run instead.
+// operands it takes); false where the implicit GEMMs run instead. A forward pass may end with
+// a bias (or null) and an activation, applied as y is written.
 bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathered, const Tensor& w,
-                   Tensor& out) {
+                   Tensor& out, const float* bias = nullptr, Activation act = Activation::None) {
   const CudaDevice& gpu = device_of(out);
   if (!gpu.tf32() || !conv::hopper_applies(pass, g, gathered.data<float>(), w.data<float>(), out.data<float>()))
     return false;
@@ -46,7 +47,8 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
   const int64_t taps = g.kernel_h * g.kernel_w;
   strided_copy(w, filters_t, {taps, g.out_c, g.in_c}, Walk3d{0, {g.in_c * g.out_c, 1, g.out_c}},
                Walk3d{0, {g.out_c * g.in_c, g.in_c, 1}});
-  conv::hopper_forward(g, t, gathered.data<float>(), filters_t.data<float>(), out.data<float>(), stream());
+  conv::hopper_forward(g, t, gathered.data<float>(), filters_t.data<float>(), bias, act, out.data<float>(),
+                       stream());
   return true;
 }
 
@@ -57,6 +59,16 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, T
   run_pass(conv::Pass::Forward, g, device_of(y), [&](const conv::Tiling& t, float* workspace) {
     conv::forward(g, t, x.data<float>(), w.data<float>(), y.data<float>(), workspace, stream());
   });
+}
+
+// The Hopper kernel adds the bias and applies the activation in its epilogue; the implicit
+// GEMMs write y, then the Dense layer's bias_activation kernel passes over it in place.
+void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                                    const Tensor& bias, Activation act, Tensor& y) {
+  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y, bias.data<float>(), act)) return;
+  conv2d_forward(g, x, w, y);
+  Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
+  bias_activation_forward(act, rows, bias, rows);
 }
 
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {

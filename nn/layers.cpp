@@ -122,14 +122,13 @@ std::vector<LayerSetting> Conv2D::config() const {
 
 Tensor Conv2D::forward(const Tensor& x, ForwardContext& ctx) {
   ENGINE_CHECK(kernel_.defined(), "Conv2D '", name(), "' used before the model was built");
-  const Tensor z = engine::conv2d(x, kernel_, stride_, padding_);
-  const Shape shape = z.shape();
-  // Bias and activation act on the last axis: the output as (N * out_h * out_w, filters) rows.
-  const Tensor rows = reshape(z, {shape[0] * shape[1] * shape[2], filters_});
   const Activation act = ctx.skip_activation ? Activation::None : activation_;
-  const Tensor y = act == Activation::Softmax ? engine::softmax(add_bias(rows, bias_))
-                                              : bias_activation(rows, bias_, act);
-  return reshape(y, shape);
+  // The bias and an elementwise activation in the convolution's own op (a backend may apply
+  // them as it writes the output); softmax acts on the last axis: the output as rows.
+  if (act != Activation::Softmax) return conv2d_bias_activation(x, kernel_, bias_, act, stride_, padding_);
+  const Tensor z = conv2d_bias_activation(x, kernel_, bias_, Activation::None, stride_, padding_);
+  const Shape shape = z.shape();
+  return reshape(engine::softmax(reshape(z, {shape[0] * shape[1] * shape[2], filters_})), shape);
 }
 
 MaxPool2D::MaxPool2D(int64_t pool) : pool_(pool) {

@@ -335,6 +335,63 @@ TEST_CASE("conv2d in reverse-mode Jacobians: K directions match one backward eac
   for (const float v : w_grad.to_vector()) CHECK(v == 7.0f);
 }
 
+TEST_CASE("conv2d_bias_activation equals conv2d then bias_activation: values, gradients and K-direction vjps") {
+  using engine::Activation;
+  engine::Generator rng(35);
+  const Shape x_shape{2, 5, 4, 3}, w_shape{3, 3, 3, 4}, b_shape{4};
+  const auto random = [&](const Shape& shape) {
+    return from_doubles(gradcheck::uniform(rng, gradcheck::count(shape), -1, 1), shape);
+  };
+  for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+    for (const auto& [stride, padding] :
+         {std::pair{int64_t{1}, Padding::Same}, std::pair{int64_t{2}, Padding::Valid}}) {
+      INFO(engine::activation_name(act), ", stride ", stride);
+      Tensor x = random(x_shape).set_requires_grad(true);
+      Tensor w = random(w_shape).set_requires_grad(true);
+      Tensor b = random(b_shape).set_requires_grad(true);
+      const auto fused = [&] { return engine::conv2d_bias_activation(x, w, b, act, stride, padding); };
+      const auto composed = [&] {
+        const Tensor z = engine::conv2d(x, w, stride, padding);
+        const Shape shape = z.shape();
+        const Tensor rows = engine::reshape(z, {shape[0] * shape[1] * shape[2], shape[3]});
+        return engine::reshape(engine::bias_activation(rows, b, act), shape);
+      };
+      const Tensor y = fused(), y_ref = composed();
+      REQUIRE(y.shape() == y_ref.shape());
+      CHECK(normwise_error(y.to_vector(), as_doubles(y_ref)) <= 1e-6);
+      // Gradients of sum(y * r) for the same r: x, w and the bias.
+      const Tensor r = random(y.shape());
+      auto gradients = [&](const Tensor& out) {
+        x.set_grad(Tensor());
+        w.set_grad(Tensor());
+        b.set_grad(Tensor());
+        engine::sum(engine::mul(out, r)).backward();
+        return std::vector<std::vector<float>>{x.grad().to_vector(), w.grad().to_vector(),
+                                               b.grad().to_vector()};
+      };
+      const auto g = gradients(y), g_ref = gradients(y_ref);
+      for (size_t i = 0; i < g.size(); ++i) {
+        std::vector<double> expected(g_ref[i].begin(), g_ref[i].end());
+        CHECK(normwise_error(g[i], expected) <= 1e-6);
+      }
+      // Three directions at once through the node's vjp, as jacobian() takes them.
+      const int64_t K = 3;
+      const Tensor dys = random(engine::stacked_shape(K, y.shape()));
+      const std::vector<float> dx = engine::Linearization(x, y).vjp(K, dys).to_vector();
+      const std::vector<float> dx_ref = engine::Linearization(x, y_ref).vjp(K, dys).to_vector();
+      CHECK(normwise_error(dx, std::vector<double>(dx_ref.begin(), dx_ref.end())) <= 1e-6);
+    }
+  }
+  // A bias of the wrong length, or softmax, is refused by name.
+  const Tensor x = Tensor::zeros(x_shape), w = Tensor::zeros(w_shape);
+  CHECK_THROWS_WITH_AS(
+      engine::conv2d_bias_activation(x, w, Tensor::zeros({3}), engine::Activation::None, 1, Padding::Same),
+      doctest::Contains("conv2d_bias_activation: bias of shape (3,) for 4 filters (expected (4,))"), engine::Error);
+  CHECK_THROWS_WITH_AS(
+      engine::conv2d_bias_activation(x, w, Tensor::zeros(b_shape), engine::Activation::Softmax, 1, Padding::Same),
+      doctest::Contains("softmax is not elementwise"), engine::Error);
+}
+
 TEST_CASE("conv2d has no forward-mode rule and says so by name") {
   const Tensor x = Tensor::full({1, 3, 3, 1}, 1.0f).set_requires_grad(true);
   const Tensor y = engine::conv2d(x, Tensor::full({3, 3, 1, 1}, 1.0f), 1, Padding::Same);

@@ -240,6 +240,26 @@ void check_dispatched_passes(DeviceServices& gpu, const Conv2dGeometry& g, const
   }
 }
 
+// Checks y == act(z + bias) elementwise, z an output without them, bias per last-axis column:
+// to float rounding (relu: the same accumulators plus one add; tanh and the sigmoid: the
+// device's tanhf and __expf against the host's double).
+void expect_bias_activation(const std::vector<float>& y, const std::vector<float>& z, const std::vector<float>& bias,
+                            Activation act, const std::string& what) {
+  REQUIRE(y.size() == z.size());
+  const size_t cols = bias.size();
+  int bad = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double v = double{z[i]} + bias[i % cols];
+    const double expected = act == Activation::Relu      ? std::max(v, 0.0)
+                            : act == Activation::Tanh    ? std::tanh(v)
+                            : act == Activation::Sigmoid ? 1.0 / (1.0 + std::exp(-v))
+                                                         : v;
+    if (!(std::abs(y[i] - expected) <= 1e-5 * std::max(1.0, std::abs(expected))) && bad++ < 3)
+      FAIL_CHECK(what, ": element ", i, " is ", y[i], ", expected ", expected);
+  }
+  CHECK(bad == 0);
+}
+
 Conv2dGeometry geometry(int64_t batch, int64_t h, int64_t w, int64_t in_c, int64_t kh, int64_t kw,
                         int64_t out_c, int64_t sh, int64_t sw, Padding padding) {
   return conv2d_geometry({batch, h, w, in_c}, {kh, kw, in_c, out_c}, sh, sw, padding);
@@ -473,11 +493,24 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
       for (const conv::HopperTiles& t : tiles) {
         out = poisoned(forward ? g.y_shape() : g.x_shape());
         if (forward)
-          conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), out.data<float>(), cuda::stream());
+          conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), nullptr, Activation::None, out.data<float>(),
+                               cuda::stream());
         else
           conv::hopper_backward_data(g, t, dy.data<float>(), w.data<float>(), out.data<float>(), cuda::stream());
         expect_close(r, out.to_vector(), true,
                      str(conv::to_string(pass), " on Hopper, tiles ", t.bm, "x", t.bn, " ", describe(g)));
+        if (!forward) continue;
+        // The bias and each activation in the epilogue: act(z + bias) of the same tile's z.
+        const std::vector<float> z = out.to_vector(), bias_values = random_values(static_cast<size_t>(g.out_c), rng);
+        const Tensor bias = on_gpu(bias_values, {g.out_c});
+        for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+          out = poisoned(g.y_shape());
+          conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), bias.data<float>(), act, out.data<float>(),
+                               cuda::stream());
+          expect_bias_activation(out.to_vector(), z, bias_values, act,
+                                 str("forward + bias, ", activation_name(act), " on Hopper, tiles ", t.bm, "x", t.bn,
+                                     " ", describe(g)));
+        }
       }
     }
   }
@@ -487,6 +520,36 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
   CHECK_FALSE(conv::hopper_applies(conv::Pass::BackwardFilter, g, a.data<float>(), c.data<float>(), b.data<float>()));
   const Conv2dGeometry strided = geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same);
   CHECK_FALSE(conv::hopper_applies(conv::Pass::Forward, strided, a.data<float>(), b.data<float>(), c.data<float>()));
+}
+
+TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(y + bias), fused or not") {
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(18);
+  // Shapes the Hopper kernel takes (in TF32 on an H100) and ones it does not (5 channels, a
+  // stride of 2, FP32): the epilogue there is the bias_activation kernel over y.
+  const Conv2dGeometry shapes[] = {
+      geometry(3, 5, 7, 32, 3, 3, 64, 1, 1, Padding::Valid),
+      geometry(2, 9, 11, 64, 5, 3, 136, 1, 1, Padding::Same),
+      geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same),
+  };
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const std::vector<float> bias_values = random_values(static_cast<size_t>(g.out_c), rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape()), bias = on_gpu(bias_values, {g.out_c});
+    for (const bool tf32 : {false, true}) {
+      gpu.set_tf32(tf32);
+      Tensor z = poisoned(g.y_shape());
+      raw::conv2d_forward(g, x, w, z);
+      for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+        Tensor y = poisoned(g.y_shape());
+        raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
+        expect_bias_activation(y.to_vector(), z.to_vector(), bias_values, act,
+                               str("conv2d + bias, ", activation_name(act), tf32 ? " tf32 " : " fp32 ", describe(g)));
+      }
+      gpu.set_tf32(false);
+    }
+  }
 }
 
 TEST_CASE("the Hopper kernel's tiles: the largest that still give 132 SMs a block each") {

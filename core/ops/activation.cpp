@@ -9,6 +9,18 @@
 #include "core/ops/softmax.h"
 
 namespace engine {
+
+const char* activation_name(Activation act) {
+  switch (act) {
+    case Activation::None: return "none";
+    case Activation::Relu: return "relu";
+    case Activation::Tanh: return "tanh";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Softmax: return "softmax";
+  }
+  return "?";
+}
+
 namespace {
 
 class ActivationNode final : public Node {
@@ -16,9 +28,7 @@ class ActivationNode final : public Node {
   // Keeps the output (detached, so the node does not own its own output's history).
   ActivationNode(Activation act, const Tensor& x, const Tensor& y)
       : Node({x}), act_(act), y_(y.detach()) {}
-  const char* name() const override {
-    return act_ == Activation::Relu ? "relu" : act_ == Activation::Tanh ? "tanh" : "sigmoid";
-  }
+  const char* name() const override { return activation_name(act_); }
   std::vector<Tensor> backward(const Tensor& dy) override {
     Tensor dx = Tensor::empty(dy.shape(), DType::F32, dy.device());
     raw::activation_backward(act_, y_, dy, dx);

@@ -6,6 +6,8 @@
 namespace engine {
 
 enum class Activation { None, Relu, Tanh, Sigmoid, Softmax };
+// "none", "relu", "tanh", "sigmoid", "softmax": as the profiler and the autograd nodes name them.
+const char* activation_name(Activation act);
 
 Tensor relu(const Tensor& x);
 Tensor tanh(const Tensor& x);

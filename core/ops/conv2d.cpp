@@ -4,33 +4,54 @@
 #include "core/ops/conv2d.h"
 
 #include "core/autograd.h"
+#include "core/batched_rules.h"
 #include "core/dispatch.h"
 #include "core/op_checks.h"
 
 namespace engine {
 namespace {
 
-// y = x (*) w. dx is the transposed convolution of dy with w; dw correlates x with dy. The
-// filter gradient goes straight into the parameter's gradient buffer when it may
-// (gradient_destination), like a Dense kernel's.
+// y = act(x (*) w + bias), the bias and activation optional (conv2d has neither). Backward:
+// dz = act'(y) dy, with dbias its column sums over the pixels in the same pass (the Dense
+// layer's bias_activation_backward, on the output viewed as rows); dx is the transposed
+// convolution of dz with w; dw correlates x with dz. The filter gradient goes straight into
+// the parameter's gradient buffer when it may (gradient_destination), like a Dense kernel's.
 class Conv2dNode final : public Node {
  public:
   Conv2dNode(const Tensor& x, const Tensor& w, const Conv2dGeometry& g) : Node({x, w}), g_(g) {}
-  const char* name() const override { return "conv2d"; }
+  Conv2dNode(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y,
+             const Conv2dGeometry& g)
+      : Node({x, w, bias}), g_(g), act_(act), y_(act == Activation::None ? Tensor() : y.detach()) {}
+  const char* name() const override { return inputs().size() == 3 ? "conv2d_bias_activation" : "conv2d"; }
 
   std::vector<Tensor> backward(const Tensor& dy) override {
     const Tensor& x = inputs()[0];
     const Tensor& w = inputs()[1];
+    Tensor dz = dy, db;
+    if (inputs().size() == 3) {
+      if (needs_input_grad(2)) {
+        db = gradient_destination(2);
+        if (!db.defined()) db = Tensor::empty(inputs()[2].shape(), DType::F32, dy.device());
+      }
+      if (act_ != Activation::None) {
+        dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
+        Tensor dz_rows = rows(dz);
+        raw::bias_activation_backward(act_, rows(y_), rows(dy), dz_rows, db);
+      } else if (db.defined()) {
+        raw::sum_rows(rows(dy), db);
+      }
+    }
     Tensor dx, dw;
     if (needs_input_grad(0)) {  // not for a network's first layer, whose x is data
       dx = Tensor::empty(x.shape(), DType::F32, dy.device());
-      raw::conv2d_backward_data(g_, dy, w, dx);
+      raw::conv2d_backward_data(g_, dz, w, dx);
     }
     if (needs_input_grad(1)) {
       dw = gradient_destination(1);
       if (!dw.defined()) dw = Tensor::empty(w.shape(), DType::F32, dy.device());
-      raw::conv2d_backward_filter(g_, x, dy, dw);
+      raw::conv2d_backward_filter(g_, x, dz, dw);
     }
+    if (inputs().size() == 3) return {dx, dw, db};
     return {dx, dw};
   }
 
@@ -39,25 +60,39 @@ class Conv2dNode final : public Node {
   std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>& wanted) override {
     const Tensor& x = inputs()[0];
     const Tensor& w = inputs()[1];
-    Tensor dx, dw;
+    const bool biased = inputs().size() == 3;
+    const Tensor dz = act_ == Activation::None ? dy : detail::elementwise_rule(act_, y_, dy);
+    Tensor dx, dw, db;
     if (wanted[0]) dx = Tensor::empty(stacked_shape(K, x.shape()), DType::F32, dy.device());
     if (wanted[1]) dw = Tensor::empty(stacked_shape(K, w.shape()), DType::F32, dy.device());
+    if (biased && wanted[2])
+      db = Tensor::empty(stacked_shape(K, inputs()[2].shape()), DType::F32, dy.device());
     for (int64_t k = 0; k < K; ++k) {
-      const Tensor dy_k = direction(dy, k, output_shape());
+      const Tensor dz_k = direction(dz, k, output_shape());
       if (dx.defined()) {
         Tensor slot = direction(dx, k, x.shape());
-        raw::conv2d_backward_data(g_, dy_k, w, slot);
+        raw::conv2d_backward_data(g_, dz_k, w, slot);
       }
       if (dw.defined()) {
         Tensor slot = direction(dw, k, w.shape());
-        raw::conv2d_backward_filter(g_, x, dy_k, slot);
+        raw::conv2d_backward_filter(g_, x, dz_k, slot);
+      }
+      if (db.defined()) {
+        Tensor slot = direction(db, k, inputs()[2].shape());
+        raw::sum_rows(rows(dz_k), slot);
       }
     }
+    if (biased) return {dx, dw, db};
     return {dx, dw};
   }
 
  private:
+  // An output-shaped tensor as (N * out_h * out_w, out_c) rows: the bias is per column.
+  Tensor rows(const Tensor& t) const { return t.view({g_.batch * g_.out_h * g_.out_w, g_.out_c}); }
+
   Conv2dGeometry g_;
+  Activation act_ = Activation::None;
+  Tensor y_;  // the output, for act' (kept only with an activation)
 };
 
 }  // namespace
@@ -72,6 +107,23 @@ Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, Padding padding)
   return record(y, std::make_shared<Conv2dNode>(x, w, g));
 }
 
+Tensor conv2d_bias_activation(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act,
+                              int64_t stride, Padding padding) {
+  const char* name = "conv2d_bias_activation";
+  ENGINE_CHECK(act != Activation::Softmax, name, ": softmax is not elementwise (use softmax())");
+  detail::check_defined_float(name, x, "x");
+  detail::check_defined_float(name, w, "filters");
+  detail::check_defined_float(name, bias, "bias");
+  detail::check_same_device(name, x, w);
+  detail::check_same_device(name, x, bias);
+  const Conv2dGeometry g = conv2d_geometry(x.shape(), w.shape(), stride, stride, padding);
+  ENGINE_CHECK(bias.shape() == Shape{g.out_c}, name, ": bias of shape ", to_string(bias.shape()),
+               " for ", g.out_c, " filters (expected (", g.out_c, ",))");
+  Tensor y = Tensor::empty(g.y_shape(), DType::F32, x.device());
+  raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
+  return record(y, std::make_shared<Conv2dNode>(x, w, bias, act, y, g));
+}
+
 namespace raw {
 
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
@@ -79,6 +131,29 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, T
            [&] { cpu::conv2d_forward(g, x, w, y); },
            [&] { ENGINE_CUDA(cuda::conv2d_forward(g, x, w, y)); },
            [&] { ENGINE_CUDA(vendor::conv2d_forward(g, x, w, y)); });
+}
+
+void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                                    const Tensor& bias, Activation act, Tensor& y) {
+  // The bias and activation over the output's rows, where the backend has no fused form.
+  const auto then_bias_activation = [&](auto&& bias_activation_forward) {
+    Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
+    bias_activation_forward(act, rows, bias, rows);
+  };
+  const auto describe = [&] {
+    const std::string epilogue = act == Activation::None ? " + bias" : std::string(" + bias, ") + activation_name(act);
+    return OpCall{"conv2d_forward", conv_shape(g) + epilogue, conv2d_cost(g)};
+  };
+  dispatch(y, describe,
+           [&] {
+             cpu::conv2d_forward(g, x, w, y);
+             then_bias_activation(cpu::bias_activation_forward);
+           },
+           [&] { ENGINE_CUDA(cuda::conv2d_bias_activation_forward(g, x, w, bias, act, y)); },
+           [&] {
+             ENGINE_CUDA(vendor::conv2d_forward(g, x, w, y));
+             ENGINE_CUDA(then_bias_activation(cuda::bias_activation_forward));
+           });
 }
 
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {

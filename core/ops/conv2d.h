@@ -5,20 +5,29 @@
 #include <cstdint>
 
 #include "core/conv_geometry.h"
+#include "core/ops/activation.h"
 #include "core/tensor.h"
 
 namespace engine {
 
 // x (N, H, W, C) convolved with filters w (kh, kw, C, out_c) at `stride` on both axes ->
-// (N, out_h, out_w, out_c). No bias: a Conv2D layer adds it with bias_activation on the
-// output viewed as (N * out_h * out_w, out_c).
+// (N, out_h, out_w, out_c). No bias: conv2d_bias_activation below has one.
 Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, Padding padding);
+
+// act(conv2d(x, w) + bias), bias (out_c,) added to every pixel, act elementwise (None, Relu,
+// Tanh, Sigmoid): a Conv2D layer as one op, so that a backend may add the bias and apply the
+// activation as it writes y (the Hopper kernel's epilogue) rather than in a pass over y.
+Tensor conv2d_bias_activation(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act,
+                              int64_t stride, Padding padding);
 
 namespace raw {
 // Every output is overwritten.
 // y[n, oh, ow, co] = sum over (kh, kw, ci) of x[n, oh*stride_h + kh - pad_top,
 //   ow*stride_w + kw - pad_left, ci] * w[kh, kw, ci, co], zero outside x.
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+// The same, then y = act(y + bias) over y's (N * out_h * out_w, out_c) rows.
+void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                                    const Tensor& bias, Activation act, Tensor& y);
 // dx = d loss / d x for dy = d loss / d y: the transposed convolution of dy with w.
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
 // dw = d loss / d w: patches^T @ dy, (K x M) @ (M x out_c) in GEMM terms.
@@ -33,6 +42,8 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
 
 namespace cuda {
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y);
+void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
+                                    const Tensor& bias, Activation act, Tensor& y);
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
 void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
 }  // namespace cuda

@@ -112,8 +112,8 @@ HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms) {
 
 #if !ENGINE_WITH_SM90A
 // A build without sm_90a code has no Hopper kernel (hopper_applies is false there).
-void hopper_forward(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,
-                    cudaStream_t) {
+void hopper_forward(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, const float*,
+                    Activation, float*, cudaStream_t) {
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 void hopper_backward_data(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,

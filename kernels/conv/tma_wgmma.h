@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/conv_geometry.h"
+#include "core/ops/activation.h"  // Activation
 #include "kernels/conv/implicit_gemm.h"  // Pass
 
 namespace engine::cuda::conv {
@@ -29,11 +30,12 @@ bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, c
 // The engine's tile for a pass on a GPU of `sms` SMs: the widest bn that the output channels
 // need, then the largest tiles that still give every SM a block.
 HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms);
-// y = conv(x, w), with w's taps already transposed (filters_t, (kernel_h * kernel_w, out_c,
-// in_c): k = in_c contiguous, as wgmma reads it); backward-data reads w as stored.
+// y = act(conv(x, w) + bias), with w's taps already transposed (filters_t, (kernel_h *
+// kernel_w, out_c, in_c): k = in_c contiguous, as wgmma reads it); bias (out_c,) or null (then
+// act must be None); act elementwise. Backward-data reads w as stored.
 // On `stream`; outputs overwritten; no allocation, no sync.
 void hopper_forward(const Conv2dGeometry& g, const HopperTiles& t, const float* x, const float* filters_t,
-                    float* y, cudaStream_t stream);
+                    const float* bias, Activation act, float* y, cudaStream_t stream);
 void hopper_backward_data(const Conv2dGeometry& g, const HopperTiles& t, const float* dy, const float* w,
                           float* dx, cudaStream_t stream);
 
