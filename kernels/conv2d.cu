@@ -3,13 +3,16 @@
 // with set_tf32(true), on TF32 tensor cores. (cuDNN's, for --device cudnn, are
 // kernels/vendor/cudnn_conv.cu: the dispatch point picks them, these never see that setting.)
 // In TF32 on Hopper, the forward and backward-data passes of stride-1 convolutions run
-// kernels/conv/tma_wgmma.cu instead, where it applies (conv::hopper_applies).
+// kernels/conv/tma_wgmma.cu instead, where it applies (conv::hopper_applies); a first layer's
+// forward and filter gradient (1 to 4 channels, 1 or 3 for the gradient) have kernels of their
+// own, in FP32 (conv/forward_few_channels.cu, conv/backward_filter_few_channels.cu).
 // Workspaces (split-K partials, the Hopper forward's transposed filters) come from the caching
 // allocator: no cudaMalloc in a training step, and a captured graph finds the same addresses
 // on replay.
 #include "core/ops/conv2d.h"
 #include "core/ops/strided_copy.h"
 #include "kernels/conv/backward_filter_few_channels.h"
+#include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
 #include "kernels/cuda_device.h"
@@ -52,20 +55,33 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
   return true;
 }
 
+// A first layer's forward (1 to 4 input channels) on its own kernel, the bias and activation
+// applied as y is written; false where the shape is not one it takes.
+bool ran_few_channels(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
+                      const float* bias = nullptr, Activation act = Activation::None) {
+  if (!conv::few_channels_forward_fits(g, y.data<float>())) return false;
+  conv::few_channels_forward(g, x.data<float>(), w.data<float>(), bias, act, y.data<float>(),
+                             multiprocessor_count(), stream());
+  return true;
+}
+
 }  // namespace
 
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
-  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y)) return;
+  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y) || ran_few_channels(g, x, w, y)) return;
   run_pass(conv::Pass::Forward, g, device_of(y), [&](const conv::Tiling& t, float* workspace) {
     conv::forward(g, t, x.data<float>(), w.data<float>(), y.data<float>(), workspace, stream());
   });
 }
 
-// The Hopper kernel adds the bias and applies the activation in its epilogue; the implicit
-// GEMMs write y, then the Dense layer's bias_activation kernel passes over it in place.
+// The Hopper kernel and the few-channels one add the bias and apply the activation as they
+// write y; the implicit GEMMs write y, then the Dense layer's bias_activation kernel passes
+// over it in place.
 void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
                                     const Tensor& bias, Activation act, Tensor& y) {
-  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y, bias.data<float>(), act)) return;
+  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y, bias.data<float>(), act) ||
+      ran_few_channels(g, x, w, y, bias.data<float>(), act))
+    return;
   conv2d_forward(g, x, w, y);
   Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
   bias_activation_forward(act, rows, bias, rows);

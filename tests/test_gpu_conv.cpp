@@ -30,6 +30,7 @@
 #include "core/ops/pool.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
 #include "kernels/device_caps.h"
@@ -520,6 +521,43 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
   CHECK_FALSE(conv::hopper_applies(conv::Pass::BackwardFilter, g, a.data<float>(), c.data<float>(), b.data<float>()));
   const Conv2dGeometry strided = geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same);
   CHECK_FALSE(conv::hopper_applies(conv::Pass::Forward, strided, a.data<float>(), b.data<float>(), c.data<float>()));
+}
+
+TEST_CASE("the few-channels forward: 1 to 4 channels, odd sizes, strides and paddings, bias and activations") {
+  Generator rng(19);
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 5, 7, 1, 3, 3, 4, 1, 1, Padding::Same),
+      geometry(3, 9, 9, 3, 5, 3, 32, 2, 2, Padding::Valid),
+      geometry(1, 1, 1, 2, 3, 3, 8, 1, 1, Padding::Same),
+      geometry(2, 6, 5, 4, 1, 1, 256, 1, 3, Padding::Same),
+      geometry(33, 8, 8, 3, 3, 3, 64, 1, 1, Padding::Same),
+  };
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape());
+    Tensor z = poisoned(g.y_shape());
+    REQUIRE(conv::few_channels_forward_fits(g, z.data<float>()));
+    conv::few_channels_forward(g, x.data<float>(), w.data<float>(), nullptr, Activation::None, z.data<float>(),
+                               cuda::multiprocessor_count(), cuda::stream());
+    expect_close(reference_of(conv::Pass::Forward, g, o), z.to_vector(), false, str("few-channels forward ", describe(g)));
+    const std::vector<float> bias_values = random_values(static_cast<size_t>(g.out_c), rng);
+    const Tensor bias = on_gpu(bias_values, {g.out_c});
+    for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+      Tensor y = poisoned(g.y_shape());
+      conv::few_channels_forward(g, x.data<float>(), w.data<float>(), bias.data<float>(), act, y.data<float>(),
+                                 cuda::multiprocessor_count(), cuda::stream());
+      expect_bias_activation(y.to_vector(), z.to_vector(), bias_values, act,
+                             str("few-channels forward + bias, ", activation_name(act), " ", describe(g)));
+    }
+  }
+  // Not for 5 channels, 12 or 512 output channels, filters over 48 KB, or an unaligned y.
+  const Tensor y = poisoned({64});
+  CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 4, 4, 5, 3, 3, 32, 1, 1, Padding::Same), y.data<float>()));
+  CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 4, 4, 3, 3, 3, 12, 1, 1, Padding::Same), y.data<float>()));
+  CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 4, 4, 1, 3, 3, 512, 1, 1, Padding::Same), y.data<float>()));
+  CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 9, 9, 4, 7, 7, 128, 1, 1, Padding::Same), y.data<float>()));
+  CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 4, 4, 3, 3, 3, 32, 1, 1, Padding::Same), y.data<float>() + 1));
+  CHECK(conv::few_channels_forward_fits(geometry(1, 4, 4, 3, 3, 3, 32, 1, 1, Padding::Same), y.data<float>()));
 }
 
 TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(y + bias), fused or not") {
