@@ -261,6 +261,21 @@ void expect_bias_activation(const std::vector<float>& y, const std::vector<float
   CHECK(bad == 0);
 }
 
+// For a random bias and each elementwise activation: forward(bias, act, y) writes y (poisoned
+// first), which must be act(z + bias), z the same pass's output without them.
+template <typename Forward>
+void check_bias_activations(const Conv2dGeometry& g, const std::vector<float>& z, Generator& rng,
+                            const std::string& what, Forward&& forward) {
+  const std::vector<float> bias_values = random_values(static_cast<size_t>(g.out_c), rng);
+  const Tensor bias = on_gpu(bias_values, {g.out_c});
+  for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+    Tensor y = poisoned(g.y_shape());
+    forward(bias, act, y);
+    expect_bias_activation(y.to_vector(), z, bias_values, act,
+                           str(what, " + bias, ", activation_name(act), " ", describe(g)));
+  }
+}
+
 Conv2dGeometry geometry(int64_t batch, int64_t h, int64_t w, int64_t in_c, int64_t kh, int64_t kw,
                         int64_t out_c, int64_t sh, int64_t sw, Padding padding) {
   return conv2d_geometry({batch, h, w, in_c}, {kh, kw, in_c, out_c}, sh, sw, padding);
@@ -501,17 +516,12 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
         expect_close(r, out.to_vector(), true,
                      str(conv::to_string(pass), " on Hopper, tiles ", t.bm, "x", t.bn, " ", describe(g)));
         if (!forward) continue;
-        // The bias and each activation in the epilogue: act(z + bias) of the same tile's z.
-        const std::vector<float> z = out.to_vector(), bias_values = random_values(static_cast<size_t>(g.out_c), rng);
-        const Tensor bias = on_gpu(bias_values, {g.out_c});
-        for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
-          out = poisoned(g.y_shape());
-          conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), bias.data<float>(), act, out.data<float>(),
-                               cuda::stream());
-          expect_bias_activation(out.to_vector(), z, bias_values, act,
-                                 str("forward + bias, ", activation_name(act), " on Hopper, tiles ", t.bm, "x", t.bn,
-                                     " ", describe(g)));
-        }
+        // The bias and each activation in the epilogue, against the same tile's output.
+        check_bias_activations(g, out.to_vector(), rng, str("forward on Hopper, tiles ", t.bm, "x", t.bn),
+                               [&](const Tensor& bias, Activation act, Tensor& y) {
+                                 conv::hopper_forward(g, t, x.data<float>(), w_t.data<float>(), bias.data<float>(),
+                                                      act, y.data<float>(), cuda::stream());
+                               });
       }
     }
   }
@@ -540,15 +550,11 @@ TEST_CASE("the few-channels forward: 1 to 4 channels, odd sizes, strides and pad
     conv::few_channels_forward(g, x.data<float>(), w.data<float>(), nullptr, Activation::None, z.data<float>(),
                                cuda::multiprocessor_count(), cuda::stream());
     expect_close(reference_of(conv::Pass::Forward, g, o), z.to_vector(), false, str("few-channels forward ", describe(g)));
-    const std::vector<float> bias_values = random_values(static_cast<size_t>(g.out_c), rng);
-    const Tensor bias = on_gpu(bias_values, {g.out_c});
-    for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
-      Tensor y = poisoned(g.y_shape());
-      conv::few_channels_forward(g, x.data<float>(), w.data<float>(), bias.data<float>(), act, y.data<float>(),
-                                 cuda::multiprocessor_count(), cuda::stream());
-      expect_bias_activation(y.to_vector(), z.to_vector(), bias_values, act,
-                             str("few-channels forward + bias, ", activation_name(act), " ", describe(g)));
-    }
+    check_bias_activations(g, z.to_vector(), rng, "few-channels forward",
+                           [&](const Tensor& bias, Activation act, Tensor& y) {
+                             conv::few_channels_forward(g, x.data<float>(), w.data<float>(), bias.data<float>(), act,
+                                                        y.data<float>(), cuda::multiprocessor_count(), cuda::stream());
+                           });
   }
   // Not for 5 channels, 12 or 512 output channels, filters over 48 KB, or an unaligned y.
   const Tensor y = poisoned({64});
@@ -573,18 +579,15 @@ TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(
   };
   for (const Conv2dGeometry& g : shapes) {
     const Operands o = random_operands(g, rng);
-    const std::vector<float> bias_values = random_values(static_cast<size_t>(g.out_c), rng);
-    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape()), bias = on_gpu(bias_values, {g.out_c});
+    const Tensor x = on_gpu(o.x, g.x_shape()), w = on_gpu(o.w, g.w_shape());
     for (const bool tf32 : {false, true}) {
       gpu.set_tf32(tf32);
       Tensor z = poisoned(g.y_shape());
       raw::conv2d_forward(g, x, w, z);
-      for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
-        Tensor y = poisoned(g.y_shape());
-        raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
-        expect_bias_activation(y.to_vector(), z.to_vector(), bias_values, act,
-                               str("conv2d + bias, ", activation_name(act), tf32 ? " tf32 " : " fp32 ", describe(g)));
-      }
+      check_bias_activations(g, z.to_vector(), rng, tf32 ? "conv2d tf32" : "conv2d fp32",
+                             [&](const Tensor& bias, Activation act, Tensor& y) {
+                               raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
+                             });
       gpu.set_tf32(false);
     }
   }
