@@ -168,51 +168,69 @@ std::vector<int32_t> ImageBatches::epoch_order(int64_t epoch) const {
   return rank_order(order, options_.batch_size, options_.rank, options_.world);
 }
 
+int64_t ImageBatches::group_batches() const {
+  constexpr int64_t kImagesPerWorker = 8;
+  const int64_t wanted = (kImagesPerWorker * options_.workers + options_.batch_size - 1) / options_.batch_size;
+  return std::max<int64_t>(1, std::min<int64_t>(wanted, options_.prefetch / 2));
+}
+
 // Epoch after epoch until stopped: the queue's free slots are what holds it back.
 void ImageBatches::produce(int64_t first_epoch, int64_t steps, int64_t first_step) {
+  const int64_t group = group_batches();
+  std::vector<Slot*> slots;
   for (int64_t epoch = first_epoch;; ++epoch) {
     const std::vector<int32_t> order = epoch_order(epoch);
-    for (int64_t b = epoch == first_epoch ? first_step : 0; b < steps; ++b) {
-      Slot* slot = nullptr;
-      {
+    for (int64_t b = epoch == first_epoch ? first_step : 0; b < steps; b += group) {
+      slots.clear();
+      for (int64_t j = 0; j < std::min(group, steps - b); ++j) {
         std::unique_lock<std::mutex> lock(mutex_);
         changed_.wait(lock, [&] { return stopping_ || !free_.empty(); });
-        if (stopping_) return;
-        slot = free_.front();
+        if (stopping_) {  // the slots taken so far go back: stop_producer counts them all
+          for (Slot* slot : slots) free_.push_back(slot);
+          return;
+        }
+        slots.push_back(free_.front());
         free_.pop_front();
       }
-      const int64_t first = b * options_.batch_size;
-      const int64_t count = std::min(options_.batch_size, samples_per_epoch() - first);
       try {
-        fill(*slot, epoch, order.data() + first, count);
+        fill(slots, epoch, order.data(), b);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
+        for (Slot* slot : slots) free_.push_back(slot);
         failure_ = std::current_exception();
         changed_.notify_all();
         return;
       }
-      slot->epoch = epoch;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        ready_.push_back(slot);
+        for (Slot* slot : slots) {
+          slot->epoch = epoch;
+          ready_.push_back(slot);
+        }
       }
       changed_.notify_all();
     }
   }
 }
 
-void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64_t count) {
+void ImageBatches::fill(const std::vector<Slot*>& slots, int64_t epoch, const int32_t* order,
+                        int64_t first_batch) {
   const int height = options_.height, width = options_.width;
   const float scale = 1.0f / 255.0f;  // Keras' rescale=1./255
+  const int64_t batch = options_.batch_size, first = first_batch * batch;
+  // Every batch of the group is whole but the epoch's last, which is the group's last.
+  const int64_t count = std::min(static_cast<int64_t>(slots.size()) * batch, samples_per_epoch() - first);
   double decode = 0.0, augment = 0.0;
   std::exception_ptr failure;
 #pragma omp parallel num_threads(options_.workers) reduction(+ : decode, augment)
   {
     std::vector<uint8_t> decoded;  // this worker's image, when neither cached nor sent as bytes
 #pragma omp for schedule(dynamic)
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t k = 0; k < count; ++k) {
       try {
-        const auto sample = static_cast<size_t>(samples[i]);
+        Slot& slot = *slots[static_cast<size_t>(k / batch)];
+        const int64_t i = k % batch;  // the image's place in its batch
+        const auto sample = static_cast<size_t>(order[first + k]);
         slot.labels[i] = static_cast<float>(folder_.labels[sample]);
         const std::array<float, 6> m =
             options_.augment
@@ -251,7 +269,9 @@ void ImageBatches::fill(Slot& slot, int64_t epoch, const int32_t* samples, int64
     }
   }
   if (failure) std::rethrow_exception(failure);
-  slot.count = count;
+  for (size_t j = 0; j < slots.size(); ++j) {
+    slots[j]->count = std::min(batch, count - static_cast<int64_t>(j) * batch);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   decode_seconds_ += decode;
   augment_seconds_ += augment;

@@ -832,21 +832,25 @@ TEST_CASE("ImageBatches: each image once per epoch with its own label, shuffled,
   CHECK(epoch2 != epoch1);
 }
 
-TEST_CASE("ImageBatches: the same batches with 1 or 3 workers, decoded each epoch or cached") {
+TEST_CASE("ImageBatches: the same batches with 1 or 3 workers, in groups of 1 to 3, decoded each epoch or cached") {
   using engine::datasets::ImageBatches;
   TempDir dir;
   ImageFolder folder = red_cats_blue_dogs(dir);
   engine::datasets::ImageBatchOptions options = small_batches();
   options.augment = true;  // random shear, zoom and flip: drawn per (seed, epoch, image)
   options.seed = 9;
-  options.workers = 1;
+  options.workers = 1;  // batches filled two at a time (8 images a worker)
   ImageBatches one(folder, {}, engine::Device::cpu(), options);
-  options.workers = 3;
+  options.workers = 3;  // all three batches of an epoch at once, the short last one included
   ImageFolder cached_folder = folder;
   std::vector<uint8_t> cache = decode_folder(cached_folder, 8, 8, 3, /*strict=*/true);
   ImageBatches three(cached_folder, std::move(cache), engine::Device::cpu(), options);
+  options.prefetch = 2;  // one batch at a time: at most half the slots
+  ImageBatches single(folder, {}, engine::Device::cpu(), options);
   for (int64_t epoch = 1; epoch <= 2; ++epoch) {
-    CHECK(epoch_batches(one, epoch, 3) == epoch_batches(three, epoch, 3));
+    const auto reference = epoch_batches(one, epoch, 3);
+    CHECK(epoch_batches(three, epoch, 3) == reference);
+    CHECK(epoch_batches(single, epoch, 3) == reference);
   }
 }
 
