@@ -73,10 +73,7 @@ std::string str(const Args&... args) {
 }
 
 std::string name(const Shape& shape) { return engine::to_string(shape); }
-const char* name(Activation act) {
-  const char* names[] = {"none", "relu", "tanh", "sigmoid", "softmax"};
-  return names[static_cast<int>(act)];
-}
+const char* name(Activation act) { return engine::activation_name(act); }
 size_t count(const Shape& shape) { return static_cast<size_t>(engine::numel(shape)); }
 size_t dim(const Shape& shape, size_t i) { return static_cast<size_t>(shape[i]); }
 

@@ -380,6 +380,17 @@ TEST_CASE("activation() dispatches by name") {
         engine::softmax(x).to_vector());
 }
 
+TEST_CASE("activation_name: the names the autograd nodes and the profiler give each activation") {
+  using engine::Activation;
+  CHECK(std::string(engine::activation_name(Activation::None)) == "none");
+  CHECK(std::string(engine::activation_name(Activation::Relu)) == "relu");
+  CHECK(std::string(engine::activation_name(Activation::Tanh)) == "tanh");
+  CHECK(std::string(engine::activation_name(Activation::Sigmoid)) == "sigmoid");
+  CHECK(std::string(engine::activation_name(Activation::Softmax)) == "softmax");
+  const Tensor x = Tensor::from_vector({-0.7f, 0.2f}, {1, 2}).set_requires_grad(true);
+  CHECK(std::string(engine::tanh(x).grad_fn()->name()) == "tanh");
+}
+
 // ---- row-wise ---------------------------------------------------------------------------------
 
 TEST_CASE("softmax and log_softmax: forward and gradient") {

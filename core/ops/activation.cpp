@@ -108,8 +108,8 @@ class BiasActivationNode final : public Node {
   Tensor y_;
 };
 
-Tensor pointwise_activation(Activation act, const char* name, const Tensor& x) {
-  detail::check_defined_float(name, x, "x");
+Tensor pointwise_activation(Activation act, const Tensor& x) {
+  detail::check_defined_float(activation_name(act), x, "x");
   Tensor y = Tensor::empty(x.shape(), DType::F32, x.device());
   raw::activation_forward(act, x, y);
   return record(y, std::make_shared<ActivationNode>(act, x, y));
@@ -136,9 +136,9 @@ Tensor gelu(const Tensor& x) {
   return record(y, std::make_shared<GeluNode>(x));
 }
 
-Tensor relu(const Tensor& x) { return pointwise_activation(Activation::Relu, "relu", x); }
-Tensor tanh(const Tensor& x) { return pointwise_activation(Activation::Tanh, "tanh", x); }
-Tensor sigmoid(const Tensor& x) { return pointwise_activation(Activation::Sigmoid, "sigmoid", x); }
+Tensor relu(const Tensor& x) { return pointwise_activation(Activation::Relu, x); }
+Tensor tanh(const Tensor& x) { return pointwise_activation(Activation::Tanh, x); }
+Tensor sigmoid(const Tensor& x) { return pointwise_activation(Activation::Sigmoid, x); }
 
 Tensor activation(const Tensor& x, Activation act) {
   switch (act) {
