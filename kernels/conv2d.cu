@@ -57,34 +57,39 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
 
 // A first layer's forward (1 to 4 input channels) on its own kernel, the bias and activation
 // applied as y is written; false where the shape is not one it takes.
-bool ran_few_channels(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y,
-                      const float* bias = nullptr, Activation act = Activation::None) {
+bool ran_few_channels(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y, const float* bias,
+                      Activation act) {
   if (!conv::few_channels_forward_fits(g, y.data<float>())) return false;
   conv::few_channels_forward(g, x.data<float>(), w.data<float>(), bias, act, y.data<float>(),
                              multiprocessor_count(), stream());
   return true;
 }
 
-}  // namespace
-
-void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
-  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y) || ran_few_channels(g, x, w, y)) return;
+// y = act(conv(x, w) + bias), bias null for none (then act is None). The Hopper kernel and the
+// few-channels one add the bias and apply the activation as they write y; the implicit GEMMs
+// write y, then the Dense layer's bias_activation kernel passes over it in place.
+void forward_pass(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, const Tensor* bias, Activation act,
+                  Tensor& y) {
+  const float* b = bias ? bias->data<float>() : nullptr;
+  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y, b, act) || ran_few_channels(g, x, w, y, b, act)) return;
   run_pass(conv::Pass::Forward, g, device_of(y), [&](const conv::Tiling& t, float* workspace) {
     conv::forward(g, t, x.data<float>(), w.data<float>(), y.data<float>(), workspace, stream());
   });
+  if (bias) {
+    Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
+    bias_activation_forward(act, rows, *bias, rows);
+  }
 }
 
-// The Hopper kernel and the few-channels one add the bias and apply the activation as they
-// write y; the implicit GEMMs write y, then the Dense layer's bias_activation kernel passes
-// over it in place.
+}  // namespace
+
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, Tensor& y) {
+  forward_pass(g, x, w, nullptr, Activation::None, y);
+}
+
 void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
                                     const Tensor& bias, Activation act, Tensor& y) {
-  if (ran_on_hopper(conv::Pass::Forward, g, x, w, y, bias.data<float>(), act) ||
-      ran_few_channels(g, x, w, y, bias.data<float>(), act))
-    return;
-  conv2d_forward(g, x, w, y);
-  Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
-  bias_activation_forward(act, rows, bias, rows);
+  forward_pass(g, x, w, &bias, act, y);
 }
 
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx) {

@@ -22,13 +22,13 @@ class Conv2dNode final : public Node {
   Conv2dNode(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y,
              const Conv2dGeometry& g)
       : Node({x, w, bias}), g_(g), act_(act), y_(act == Activation::None ? Tensor() : y.detach()) {}
-  const char* name() const override { return inputs().size() == 3 ? "conv2d_bias_activation" : "conv2d"; }
+  const char* name() const override { return biased() ? "conv2d_bias_activation" : "conv2d"; }
 
   std::vector<Tensor> backward(const Tensor& dy) override {
     const Tensor& x = inputs()[0];
     const Tensor& w = inputs()[1];
     Tensor dz = dy, db;
-    if (inputs().size() == 3) {
+    if (biased()) {
       if (needs_input_grad(2)) {
         db = gradient_destination(2);
         if (!db.defined()) db = Tensor::empty(inputs()[2].shape(), DType::F32, dy.device());
@@ -51,7 +51,7 @@ class Conv2dNode final : public Node {
       if (!dw.defined()) dw = Tensor::empty(w.shape(), DType::F32, dy.device());
       raw::conv2d_backward_filter(g_, x, dz, dw);
     }
-    if (inputs().size() == 3) return {dx, dw, db};
+    if (biased()) return {dx, dw, db};
     return {dx, dw};
   }
 
@@ -60,12 +60,11 @@ class Conv2dNode final : public Node {
   std::vector<Tensor> vjp(int64_t K, const Tensor& dy, const std::vector<bool>& wanted) override {
     const Tensor& x = inputs()[0];
     const Tensor& w = inputs()[1];
-    const bool biased = inputs().size() == 3;
     const Tensor dz = act_ == Activation::None ? dy : detail::elementwise_rule(act_, y_, dy);
     Tensor dx, dw, db;
     if (wanted[0]) dx = Tensor::empty(stacked_shape(K, x.shape()), DType::F32, dy.device());
     if (wanted[1]) dw = Tensor::empty(stacked_shape(K, w.shape()), DType::F32, dy.device());
-    if (biased && wanted[2])
+    if (biased() && wanted[2])
       db = Tensor::empty(stacked_shape(K, inputs()[2].shape()), DType::F32, dy.device());
     for (int64_t k = 0; k < K; ++k) {
       const Tensor dz_k = direction(dz, k, output_shape());
@@ -82,11 +81,12 @@ class Conv2dNode final : public Node {
         raw::sum_rows(rows(dz_k), slot);
       }
     }
-    if (biased) return {dx, dw, db};
+    if (biased()) return {dx, dw, db};
     return {dx, dw};
   }
 
  private:
+  bool biased() const { return inputs().size() == 3; }  // conv2d_bias_activation's node
   // An output-shaped tensor as (N * out_h * out_w, out_c) rows: the bias is per column.
   Tensor rows(const Tensor& t) const { return t.view({g_.batch * g_.out_h * g_.out_w, g_.out_c}); }
 
@@ -135,11 +135,8 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w, T
 
 void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, const Tensor& w,
                                     const Tensor& bias, Activation act, Tensor& y) {
-  // The bias and activation over the output's rows, where the backend has no fused form.
-  const auto then_bias_activation = [&](auto&& bias_activation_forward) {
-    Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
-    bias_activation_forward(act, rows, bias, rows);
-  };
+  // Where the backend has no fused form: the bias and activation over the output's rows.
+  Tensor rows = y.view({g.batch * g.out_h * g.out_w, g.out_c});
   const auto describe = [&] {
     const std::string epilogue = act == Activation::None ? " + bias" : std::string(" + bias, ") + activation_name(act);
     return OpCall{"conv2d_forward", conv_shape(g) + epilogue, conv2d_cost(g)};
@@ -147,12 +144,12 @@ void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, co
   dispatch(y, describe,
            [&] {
              cpu::conv2d_forward(g, x, w, y);
-             then_bias_activation(cpu::bias_activation_forward);
+             cpu::bias_activation_forward(act, rows, bias, rows);
            },
            [&] { ENGINE_CUDA(cuda::conv2d_bias_activation_forward(g, x, w, bias, act, y)); },
            [&] {
              ENGINE_CUDA(vendor::conv2d_forward(g, x, w, y));
-             ENGINE_CUDA(then_bias_activation(cuda::bias_activation_forward));
+             ENGINE_CUDA(cuda::bias_activation_forward(act, rows, bias, rows));
            });
 }
 
