@@ -65,6 +65,11 @@ expect_text "$tmp/bad/RESULTS.md" \
 expect_status 0 "--budget too short for any run" -- "$app" --quick --devices cpu --no-pytorch \
   --budget 0.001 --report "$tmp/budget/RESULTS.md" --work-dir "$tmp/work2" --no-plot
 expect_text "$tmp/budget/RESULTS.md" "| small model | cpu | not run: it would end past the time budget (--budget 0 s) |"
+# The default setting, with no time for any run either: the CNNs' setting line names the CPU's
+# runs only (20 steps an epoch), since their TF32 case runs on GPUs alone.
+expect_status 0 "the default setting, no time for any run" -- "$app" --devices cpu --no-pytorch \
+  --budget 0.001 --report "$tmp/budget_default/RESULTS.md" --work-dir "$tmp/work3" --no-plot
+expect_text "$tmp/budget_default/RESULTS.md" "ours: 2 epochs of 20 steps on the CPU; FP32 but for the TF32 rows"
 
 [ "$failures" -eq 0 ] && echo "all bench checks passed"
 exit $((failures > 0))
