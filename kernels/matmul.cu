@@ -46,8 +46,9 @@ namespace {
 //  - large outputs with --tf32: the tensor-core kernels. With at least a wave of 128 x 256
 //    tiles and K a multiple of 4, v11 (TMA + wgmma, the fastest TF32 rung by far): it reads
 //    both operands K-major only, so an operand stored the other way is first copied
-//    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small (and shallow)
-//    outputs stay FP32 even then: there the time is latency, not arithmetic, and FP32 is exact.
+//    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small outputs stay
+//    on small_splitk, in FP32 where K is shallow (there the time is latency, not arithmetic,
+//    and FP32 is exact), on its TF32 tensor-core form from GPU_MATMUL_SMALL_TF32_MIN_K on.
 struct EngineKernel {
   const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
   int tile_m, tile_n;   // its output tile
@@ -172,7 +173,8 @@ void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b
       workspace = Tensor::empty({gemm::small_splitk_workspace(g)}, DType::F32, gpu.device());
       g.partial = workspace.data<float>();
     }
-    gemm::small_splitk(g, gpu.splitk_counters(), stream());
+    const bool tf32 = gpu.tf32() && !gpu_matmul_stays_fp32(g.M, g.N, g.K, multiprocessor_count());
+    gemm::small_splitk(g, tf32, gpu.splitk_counters(), stream());
     return;
   }
   if (gpu.tf32() && huge_tf32_fits(g.M, g.N, g.K)) {

@@ -72,16 +72,16 @@ std::string plan_of(Sequential& model, FusedMlpPlan& plan) {
   return "";
 }
 
-// Whether the op-by-op path computes every product of a step in FP32 even under --tf32 (the
-// GPU's small-output kernel: core/ops/matmul.h): then the fused kernels, which compute in FP32,
+// Whether the op-by-op path computes every product of a step in FP32 even under --tf32
+// (gpu_matmul_stays_fp32, core/ops/matmul.h): then the fused kernels, which compute in FP32,
 // do the arithmetic it does. Per layer: the forward pass (batch x units over its inputs), the
 // weight gradient (inputs x units over the batch) and, above the first, the input gradient.
 bool products_stay_fp32(const FusedMlpPlan& plan, int64_t batch, int64_t sms) {
   for (size_t l = 0; l < plan.layers.size(); ++l) {
     const FusedMlpLayer& d = plan.layers[l];
-    if (!gpu_matmul_small_output(batch, d.units, d.inputs, sms) ||
-        !gpu_matmul_small_output(d.inputs, d.units, batch, sms) ||
-        (l > 0 && !gpu_matmul_small_output(batch, d.inputs, d.units, sms))) {
+    if (!gpu_matmul_stays_fp32(batch, d.units, d.inputs, sms) ||
+        !gpu_matmul_stays_fp32(d.inputs, d.units, batch, sms) ||
+        (l > 0 && !gpu_matmul_stays_fp32(batch, d.inputs, d.units, sms))) {
       return false;
     }
   }

@@ -328,7 +328,7 @@ TEST_CASE("a NaN check of fused steps: one step a launch, then the loss and the 
                 {"NaN/Inf at epoch 1, step 5/10", "in the loss", "the weights are finite"});
 }
 
-TEST_CASE("the GPU's matmul keeps small outputs in FP32, the rule --tf32 follows") {
+TEST_CASE("the GPU's matmul keeps small, shallow outputs in FP32, the rule --tf32 follows") {
   // The seed models' products on an H100 (132 SMs): the small model's forward pass, weight
   // gradient and head; the wide model's 1000 x 1000 weight gradient over a batch of 32 (64
   // large tiles for 132 SMs, K too shallow to split).
@@ -340,4 +340,11 @@ TEST_CASE("the GPU's matmul keeps small outputs in FP32, the rule --tf32 follows
   CHECK_FALSE(gpu_matmul_small_output(1024, 1024, 784, 132));
   CHECK_FALSE(gpu_matmul_small_output(2048, 2048, 32, 132));
   CHECK(gpu_matmul_small_output(2048, 2048, 32, 512));  // ... unless the GPU has more SMs
+  // FP32 under --tf32 too: the small outputs but the deep ones, as CIFAR's Dense(8192 -> 128)
+  // forward (100 x 128 over 8,192), which the fused MLP never meets (its inputs are shallower).
+  CHECK(gpu_matmul_stays_fp32(32, 128, 784, 132));
+  CHECK(gpu_matmul_stays_fp32(1000, 1000, 32, 132));
+  CHECK_FALSE(gpu_matmul_stays_fp32(100, 128, 8192, 132));
+  CHECK(gpu_matmul_stays_fp32(8192, 128, 100, 132));  // its weight gradient: shallow
+  CHECK_FALSE(gpu_matmul_stays_fp32(1024, 1024, 784, 132));  // large: TF32 kernels
 }

@@ -20,6 +20,7 @@
 #include "core/ops/matmul.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "kernels/device_caps.h"
 #include "kernels/launch.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/small_splitk.h"
@@ -140,7 +141,7 @@ void check_version(const mm::Version& v, const Case& c, bool ta, bool tb, int k_
 // beta is 0 (it must not be read), the workspace NaN (every partial it reads must have been
 // written), and the tile counters must be back at zero afterwards.
 void check_small_splitk(const Case& c, bool ta, bool tb, int k_slice, int64_t offset, float alpha,
-                        float beta, Generator& rng, const Tensor& counters) {
+                        float beta, bool tf32, Generator& rng, const Tensor& counters) {
   const Problem p = random_problem(c, ta, tb, alpha, beta, rng);
   const Tensor da = device_tensor(p.a, p.a_rows(), p.a_cols(), offset);
   const Tensor db = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
@@ -158,9 +159,10 @@ void check_small_splitk(const Case& c, bool ta, bool tb, int k_slice, int64_t of
     workspace = Tensor::full({mm::small_splitk_workspace(g)}, NAN, Device::cuda());
     g.partial = workspace.data<float>();
   }
-  mm::small_splitk(g, reinterpret_cast<unsigned*>(counters.data<int32_t>()), cuda::stream());
-  const std::string what = "small_splitk k_slice " + std::to_string(k_slice) + " offset " + std::to_string(offset);
-  expect_matches_reference(p, dc.to_vector(), false, what);
+  mm::small_splitk(g, tf32, reinterpret_cast<unsigned*>(counters.data<int32_t>()), cuda::stream());
+  const std::string what = std::string("small_splitk ") + (tf32 ? "tf32" : "fp32") + " k_slice " +
+                           std::to_string(k_slice) + " offset " + std::to_string(offset);
+  expect_matches_reference(p, dc.to_vector(), tf32, what);
   const std::vector<int32_t> left = counters.to_int_vector();
   INFO(what, " ", c.M, "x", c.N, "x", c.K);
   CHECK(std::count(left.begin(), left.end(), 0) == static_cast<std::ptrdiff_t>(left.size()));
@@ -225,20 +227,28 @@ TEST_CASE("every matmul version: split-K slices and operands off a 16-byte bound
 // partial tile inside the K range; 128: four tiles, the two-tiles-ahead loads wrapping around),
 // slices of unequal depth, tails in M, N and K, rows off a 16-byte boundary (scalar loads),
 // all transposes, alpha and beta.
-TEST_CASE("small_splitk matches a double reference, and leaves its counters at zero") {
+TEST_CASE("small_splitk matches a double reference in FP32 and TF32, and leaves its counters at zero") {
   Generator rng(5);
   const Tensor counters = Tensor::zeros({mm::SMALL_SPLITK_COUNTERS}, DType::I32, Device::cuda());
   std::vector<Case> cases(std::begin(CASES), std::end(CASES));
   for (const Case& c : {Case{32, 128, 784}, Case{32, 10, 128}, Case{784, 128, 32}, Case{32, 128, 10}})
     cases.push_back(c);
+  const bool has_tf32 = cuda::device_caps().kernels.tf32_mma;
   for (const Case& c : cases) {
     for (int t = 0; t < 4; ++t) {
       for (const int k_slice : {0, 32, 48, 128}) {
-        check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 0, 1.0f, 0.0f, rng, counters);
-        check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 1, -0.5f, 0.75f, rng, counters);
+        for (const bool tf32 : {false, true}) {
+          if (tf32 && !has_tf32) continue;
+          check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 0, 1.0f, 0.0f, tf32, rng, counters);
+          check_small_splitk(c, (t & 1) != 0, (t & 2) != 0, k_slice, 1, -0.5f, 0.75f, tf32, rng, counters);
+        }
       }
     }
   }
+  // CIFAR's dense layer, the deep product the engine gives the TF32 form, in 16 slices.
+  for (const bool tf32 : {false, true})
+    if (!tf32 || has_tf32)
+      check_small_splitk(Case{100, 128, 8192}, false, false, 512, 0, 1.0f, 0.0f, tf32, rng, counters);
 }
 
 // The engine's own matmul picks a kernel by shape (kernels/matmul.cu): small_splitk for small

@@ -141,6 +141,10 @@ bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms) {
   return tiles < sms && K < 2 * GPU_MATMUL_LARGE_MIN_SLICE;
 }
 
+bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms) {
+  return gpu_matmul_small_output(M, N, K, sms) && K < GPU_MATMUL_SMALL_TF32_MIN_K;
+}
+
 namespace raw {
 
 void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,

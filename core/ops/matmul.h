@@ -16,9 +16,15 @@ constexpr int GPU_MATMUL_LARGE = 512;
 constexpr int GPU_MATMUL_LARGE_TILE = 128, GPU_MATMUL_LARGE_MIN_SLICE = 128;
 // Whether an M x N output over depth K takes the small-output kernel on a GPU of `sms` SMs:
 // either side under GPU_MATMUL_LARGE, or the large kernel's tiles too few to fill the SMs with
-// K too shallow to split them. That kernel computes in FP32 even under --tf32: there the time
-// is latency, not arithmetic, and FP32 is exact.
+// K too shallow to split them.
 bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms);
+// From this depth on, a small output's product is long enough for its FMAs to matter (CIFAR's
+// Dense(8192 -> 128) forward: 210 MFLOP, ~7 us of FP32 FMA on an H100, more than its loads).
+constexpr int GPU_MATMUL_SMALL_TF32_MIN_K = 2048;
+// Whether the GPU computes an M x N x K product in FP32 even under --tf32: a small output
+// shallower than GPU_MATMUL_SMALL_TF32_MIN_K, where the time is latency, not arithmetic, and
+// FP32 is exact. Deeper small outputs and large ones use TF32 tensor cores under --tf32.
+bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
 
 namespace raw {
 // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.

@@ -64,6 +64,7 @@
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/float4_rows.h"
+#include "kernels/matmul/mma_tf32.h"
 #include "kernels/matmul/small_splitk.h"
 
 namespace engine::cuda::gemm {
@@ -167,6 +168,29 @@ __device__ __forceinline__ void multiply_tile(const float (*As)[BM + PAD], const
   }
 }
 
+// The same on TF32 tensor cores (the TF32 form, for deep K: see the header): the 4 warps own
+// 16 x 16 quarters of the tile (rows mw.., columns nw..), each k8 step one A fragment and two
+// m16n8k8 products into d[0] (columns nw..nw+7) and d[1] (nw+8..). Fragments as in
+// mma_tf32.h, read from the k-major stages: A(m, k) = As[k][m], B(k, n) = Bs[k][n]. Lanes
+// (g, t) read rows k + t of 36 floats at column + g: banks 4t + g, two lanes on a bank at most.
+// Napkin math, CIFAR's (100 x 8192) @ (8192 x 128) in 16 slices: 256 blocks of 16 K tiles,
+// 8 mma.sync a warp per K tile instead of 256 FFMA: the 7 us of FMAs become ~1 us, leaving the
+// loads (~30 MB from L2) and the slices' read-back.
+__device__ __forceinline__ void multiply_tile_tf32(const float (*As)[BM + PAD], const float (*Bs)[BN + PAD],
+                                                   int mw, int nw, int lane, float (&d)[2][4]) {
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int k = 0; k < BK; k += 8) {
+    const uint32_t a[4] = {to_tf32(As[k + t][mw + g]), to_tf32(As[k + t][mw + g + 8]),
+                           to_tf32(As[k + t + 4][mw + g]), to_tf32(As[k + t + 4][mw + g + 8])};
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const uint32_t b[2] = {to_tf32(Bs[k + t][nw + 8 * j + g]), to_tf32(Bs[k + t + 4][nw + 8 * j + g])};
+      mma_tf32(d[j], a, b);
+    }
+  }
+}
+
 // Whether this block is the last of its tile's `slices` to have written its partial tile;
 // the last one may then read every slice's. The pattern of CUTLASS's split-K semaphore and of
 // cooperative groups' grid sync: a barrier (the block's partial stores are all issued), then
@@ -191,7 +215,7 @@ __device__ __forceinline__ bool last_to_arrive(unsigned* counter, int slices) {
 }
 
 // (THREADS, 4): at most 128 registers, four blocks or more per SM where the grid has them.
-template <bool TA, bool TB, bool VEC>
+template <bool TA, bool TB, bool VEC, bool TF32>
 __global__ void __launch_bounds__(THREADS, 4) small_splitk_kernel(const Gemm g, unsigned* counters) {
   const int tiles_n = (g.N + BN - 1) / BN;
   const int tile = static_cast<int>(blockIdx.x);
@@ -241,13 +265,19 @@ __global__ void __launch_bounds__(THREADS, 4) small_splitk_kernel(const Gemm g, 
   const int r0 = warp * WM + TM * (lane / LANES_N);  // this thread's first row
   const int c0 = 4 * (lane % LANES_N);               // and first column
   float4 acc[TM] = {};
+  [[maybe_unused]] const int mw = warp / 2 * 16, nw = warp % 2 * 16;  // TF32: the warp's quarter
+  [[maybe_unused]] float d[2][4] = {};
   // Step t, register set and stage P = t % 2, Q = the other: multiply stage P; move tile t + 1
   // from registers Q to stage Q, which step t - 1 read before the barrier that ended it; refill
   // registers Q with tile t + 3, which then has two steps to arrive.
   auto step = [&](auto parity, int t) {
     constexpr int P = decltype(parity)::value;
     constexpr std::integral_constant<int, 1 - P> Q{};
-    multiply_tile(As[P], Bs[P], r0, c0, acc);
+    if constexpr (TF32) {
+      multiply_tile_tf32(As[P], Bs[P], mw, nw, lane, d);
+    } else {
+      multiply_tile(As[P], Bs[P], r0, c0, acc);
+    }
     if (t + 1 < tiles) stage(Q);
     if (t + 3 < tiles) fetch(Q, t + 3);
     // Stage Q is complete before step t + 1 multiplies it, and no one reads stage P again
@@ -257,6 +287,24 @@ __global__ void __launch_bounds__(THREADS, 4) small_splitk_kernel(const Gemm g, 
   for (int t = 0; t < tiles; t += 2) {
     step(EVEN, t);
     if (t + 1 < tiles) step(ODD, t + 1);
+  }
+  if constexpr (TF32) {
+    // The fragments into the FMA path's layout through shared memory (stage 0 of A, free
+    // since the last step's barrier; BM x (BN + PAD) floats, as it is BK x (BM + PAD)), so
+    // that the split-K and store code below is the same for both.
+    float (*Cs)[BN + PAD] = As[0];
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int col = nw + 8 * j + 2 * t;
+      Cs[mw + g][col] = d[j][0];
+      Cs[mw + g][col + 1] = d[j][1];
+      Cs[mw + g + 8][col] = d[j][2];
+      Cs[mw + g + 8][col + 1] = d[j][3];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < TM; ++i) acc[i] = *reinterpret_cast<const float4*>(&Cs[r0 + i][c0]);
   }
 
   // acc[i] is this slice's C[m0 + r0 + i, n .. n + 3]. Groups whose first row or column lies
@@ -335,7 +383,7 @@ int64_t small_splitk_workspace(const Gemm& g) {
   return slices > 1 ? output_tiles(g.M, g.N) * slices * TILE : 0;
 }
 
-void small_splitk(const Gemm& g, unsigned* counters, cudaStream_t stream) {
+void small_splitk(const Gemm& g, bool tf32, unsigned* counters, cudaStream_t stream) {
   if (g.M == 0 || g.N == 0) return;
   const int64_t tiles = output_tiles(g.M, g.N);
   const int slices = slices_of(g);
@@ -352,10 +400,16 @@ void small_splitk(const Gemm& g, unsigned* counters, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(slices));
   dispatch_transposes(g, [&](auto ta, auto tb) {
     constexpr bool TA = decltype(ta)::value, TB = decltype(tb)::value;
-    if (vec)
-      small_splitk_kernel<TA, TB, true><<<grid, THREADS, 0, stream>>>(g, counters);
-    else
-      small_splitk_kernel<TA, TB, false><<<grid, THREADS, 0, stream>>>(g, counters);
+    if (tf32) {
+      if (vec)
+        small_splitk_kernel<TA, TB, true, true><<<grid, THREADS, 0, stream>>>(g, counters);
+      else
+        small_splitk_kernel<TA, TB, false, true><<<grid, THREADS, 0, stream>>>(g, counters);
+    } else if (vec) {
+      small_splitk_kernel<TA, TB, true, false><<<grid, THREADS, 0, stream>>>(g, counters);
+    } else {
+      small_splitk_kernel<TA, TB, false, false><<<grid, THREADS, 0, stream>>>(g, counters);
+    }
   });
   CHECK_LAUNCH();
 }

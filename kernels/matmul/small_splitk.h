@@ -25,13 +25,14 @@ int small_splitk_k_slice(int M, int N, int K, int sms);
 // split, else (tiles, slices, SMALL_BM, SMALL_BN), each tile's partial products contiguous.
 int64_t small_splitk_workspace(const Gemm& g);
 
-// C = alpha * op(A) @ op(B) + beta * C in one launch, any M, N, K, transposes and alignment.
+// C = alpha * op(A) @ op(B) + beta * C in one launch, any M, N, K, transposes and alignment;
+// with `tf32`, the products on TF32 tensor cores (mma.sync m16n8k8, sm_80 on), else FP32 FMA.
 // With g.k_slice > 0 (any value; the engine's are multiples of SMALL_BK), each slice of K
 // writes its partial tile to g.partial (16-byte aligned, small_splitk_workspace floats), and
 // the last slice of each tile to finish adds them all in slice order (deterministic) and
 // writes C. `counters`: SMALL_SPLITK_COUNTERS unsigned ints on the device, zero before the
 // call and zero again when it has run (so one zeroed buffer serves every call, and every
 // replay of a captured graph, on one stream); unused without a split.
-void small_splitk(const Gemm& g, unsigned* counters, cudaStream_t stream);
+void small_splitk(const Gemm& g, bool tf32, unsigned* counters, cudaStream_t stream);
 
 }  // namespace engine::cuda::gemm
