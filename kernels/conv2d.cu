@@ -2,13 +2,14 @@
 // (kernels/conv/), tiled by the engine's choice for the shape and the SM count, in FP32 or,
 // with set_tf32(true), on TF32 tensor cores. (cuDNN's, for --device cudnn, are
 // kernels/vendor/cudnn_conv.cu: the dispatch point picks them, these never see that setting.)
-// In TF32 on Hopper, the forward and backward-data passes of stride-1 convolutions run
-// kernels/conv/tma_wgmma.cu instead, where it applies (conv::hopper_applies); a first layer's
-// forward and filter gradient (1 to 4 channels, 1 or 3 for the gradient) have kernels of their
-// own, in FP32 (conv/forward_few_channels.cu, conv/backward_filter_few_channels.cu).
-// Workspaces (split-K partials, the Hopper forward's transposed filters) come from the caching
-// allocator: no cudaMalloc in a training step, and a captured graph finds the same addresses
-// on replay.
+// In TF32 on Hopper, the passes of stride-1 convolutions run kernels/conv/tma_wgmma.cu
+// (forward, backward-data) and conv/tma_wgmma_filter.cu (filter gradient) instead, where
+// they apply (conv::hopper_applies); a first layer's forward and filter gradient (1 to 4
+// channels, 1 or 3 for the gradient) have kernels of their own, in FP32
+// (conv/forward_few_channels.cu, conv/backward_filter_few_channels.cu).
+// Workspaces (split-K partials, the Hopper forward's transposed filters, the Hopper filter
+// gradient's copy of dy) come from the caching allocator: no cudaMalloc in a training step,
+// and a captured graph finds the same addresses on replay.
 #include "core/ops/conv2d.h"
 #include "core/ops/strided_copy.h"
 #include "kernels/conv/backward_filter_few_channels.h"
@@ -106,6 +107,14 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
         {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
     conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
                                        workspace.data<float>(), multiprocessor_count(), stream());
+    return;
+  }
+  if (gpu.tf32() && conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(),
+                                         dw.data<float>())) {
+    const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
+    const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
+    conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
+                                 workspace.data<float>(), stream());
     return;
   }
   run_pass(conv::Pass::BackwardFilter, g, gpu, [&](const conv::Tiling& t, float* workspace) {

@@ -464,7 +464,7 @@ TEST_CASE("conv2d backward-filter is deterministic, and replays inside a CUDA gr
   CHECK(dw2.to_vector() == first);
 }
 
-TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every tile, and where it applies") {
+TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing, and where they apply") {
   if (!cuda::device_caps().kernels.wgmma_tma) {
     MESSAGE("skipped: no sm_90a code for this GPU in this build");
     return;
@@ -525,12 +525,75 @@ TEST_CASE("the Hopper kernel: forward and backward-data at odd shapes, every til
       }
     }
   }
-  // Never for the filter gradient or a stride of 2.
-  const Conv2dGeometry g = geometry(2, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same);
-  const Tensor a = poisoned(g.x_shape()), b = poisoned(g.w_shape()), c = poisoned(g.y_shape());
-  CHECK_FALSE(conv::hopper_applies(conv::Pass::BackwardFilter, g, a.data<float>(), c.data<float>(), b.data<float>()));
+  // The filter gradient (tma_wgmma_filter.cu): x's channels a multiple of 32.
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape());
+    Tensor dw = poisoned(g.w_shape());
+    const bool applies =
+        conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>());
+    CHECK(applies == (g.in_c % 32 == 0));
+    CHECK_FALSE(
+        conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>() + 1, dy.data<float>(), dw.data<float>()));
+    if (!applies) continue;
+    const Reference r = reference_of(conv::Pass::BackwardFilter, g, o);
+    check_dispatched_pass(gpu, conv::Pass::BackwardFilter, g, o, r, true);
+    // Every tile, unsplit and in 2 and 3 slices of the pixel tiles (the last one shorter where
+    // they do not divide), the workspace poisoned: what the pass reads, it wrote first.
+    for (const int bn : {32, 64, 128}) {
+      for (const int slices : {1, 2, 3}) {
+        conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, cuda::multiprocessor_count(), slices);
+        plan.bn = bn;
+        const Tensor workspace = Tensor::full({plan.workspace_floats(g)}, NaN, Device::cuda());
+        dw = poisoned(g.w_shape());
+        conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
+                                     workspace.data<float>(), cuda::stream());
+        expect_close(r, dw.to_vector(), true,
+                     str("backward_filter on Hopper, tiles 64x", bn, ", ", plan.slices, " slices of ",
+                         plan.slice_tiles, " pixel tiles, ", describe(g)));
+      }
+    }
+  }
+  // An empty batch: dw is a sum of nothing.
+  const Conv2dGeometry empty = geometry(0, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same);
+  Tensor dw = poisoned(empty.w_shape());
+  conv::hopper_backward_filter(empty, conv::plan_hopper_filter(empty, cuda::multiprocessor_count()), nullptr,
+                               nullptr, dw.data<float>(), nullptr, cuda::stream());
+  for (const float v : dw.to_vector()) CHECK(v == 0.0f);
+  // Never a stride of 2.
   const Conv2dGeometry strided = geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same);
+  const Tensor a = poisoned(strided.x_shape()), b = poisoned(strided.w_shape()), c = poisoned(strided.y_shape());
   CHECK_FALSE(conv::hopper_applies(conv::Pass::Forward, strided, a.data<float>(), b.data<float>(), c.data<float>()));
+  CHECK_FALSE(
+      conv::hopper_applies(conv::Pass::BackwardFilter, strided, a.data<float>(), c.data<float>(), b.data<float>()));
+}
+
+TEST_CASE("the Hopper filter gradient's plan: as many blocks as fit the SMs, slices that cover every pixel once") {
+  // CIFAR's 32x32x32 -> 32 at batch 100: dw is 288 x 32, 5 blocks of 64 x 32 before slicing;
+  // four fit an SM (49 KB each). Pixel tiles: columns of 8 pixels of 4 images (the narrowest
+  // of those that waste none), 3,200 of them.
+  const Conv2dGeometry cifar = geometry(100, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same);
+  const conv::HopperFilterPlan plan = conv::plan_hopper_filter(cifar, 132);
+  CHECK(plan.bn == 32);
+  CHECK(plan.pixels.w == 1);
+  CHECK(plan.pixels.h == 8);
+  CHECK(plan.pixels.n == 4);
+  CHECK(plan.pixels.count == 3200);
+  CHECK(plan.slices == 104);  // 528 / 5 -> 106 wanted, 31 pixel tiles each
+  CHECK(plan.slice_tiles == 31);
+  CHECK(plan.workspace_floats(cifar) == 32 * 3200 * 32 + 104 * 288 * 32);
+  // 8x8x128 -> 128: 18 blocks of 64 x 128, two an SM (97 KB each): 264 / 18 -> 15 slices of 14
+  // of the 200 pixel tiles (8 x 1 pixels of 4 images).
+  const conv::HopperFilterPlan deep = conv::plan_hopper_filter(geometry(100, 8, 8, 128, 3, 3, 128, 1, 1, Padding::Same), 132);
+  CHECK(deep.bn == 128);
+  CHECK(deep.pixels.count == 200);
+  CHECK(deep.slices == 15);
+  CHECK(deep.slice_tiles == 14);
+  // MNIST's 26x26 output images: tiles of 2-pixel columns or rows over 16 images waste none.
+  const conv::HopperFilterPlan mnist = conv::plan_hopper_filter(geometry(128, 28, 28, 32, 3, 3, 64, 1, 1, Padding::Valid), 132);
+  CHECK(mnist.pixels.count * 32 == 128 * 26 * 26);
+  // As many slices as asked, at most one a pixel tile.
+  CHECK(conv::plan_hopper_filter(geometry(1, 2, 2, 32, 1, 1, 32, 1, 1, Padding::Valid), 132, 50).slices == 1);
 }
 
 TEST_CASE("the few-channels forward: 1 to 4 channels, odd sizes, strides and paddings, bias and activations") {

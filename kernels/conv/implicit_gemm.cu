@@ -7,6 +7,7 @@
 
 #include "kernels/conv/implicit_gemm.cuh"
 #include "kernels/conv/tma_wgmma.h"
+#include "kernels/conv/tma_wgmma_pipeline.cuh"  // smem_bytes
 #include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/tma.h"  // tensor_map_encoder
@@ -88,14 +89,72 @@ Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms) {
   return t;
 }
 
-bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, const float* filters,
+bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, const float* other,
                     const float* out) {
-  if (pass == Pass::BackwardFilter || !device_caps().kernels.wgmma_tma) return false;
+  if (!device_caps().kernels.wgmma_tma) return false;
   static const bool encoder = gemm::tensor_map_encoder() != nullptr;
-  const int64_t channels = pass == Pass::Forward ? g.in_c : g.out_c;
+  const int64_t channels = pass == Pass::BackwardData ? g.out_c : g.in_c;
   return encoder && g.stride_h == 1 && g.stride_w == 1 && channels > 0 && channels % 32 == 0 &&
          g.pad_top < g.kernel_h && g.pad_left < g.kernel_w && aligned16(gathered) &&
-         aligned16(filters) && aligned16(out);
+         aligned16(other) && aligned16(out);
+}
+
+PixelTile choose_pixel_tile(int pixels, int64_t batch, int64_t height, int64_t width) {
+  PixelTile best;
+  int64_t best_rows = -1;
+  for (int w = 1; w <= pixels; w *= 2) {
+    for (int h = 1; w * h <= pixels; h *= 2) {
+      const int n = pixels / (w * h);
+      const int64_t rows = ceil_div(width, w) * ceil_div(height, h) * ceil_div(batch, n) * pixels;
+      if (best_rows < 0 || rows < best_rows) {
+        best_rows = rows;
+        best.w = w;
+        best.h = h;
+        best.n = n;
+      }
+    }
+  }
+  best.across = ceil_div(width, best.w);
+  best.down = ceil_div(height, best.h);
+  best.count = best.across * best.down * ceil_div(batch, best.n);
+  return best;
+}
+
+namespace {
+// The filter gradient's pixel tiles: 32 output pixels, one k step of TF32 wgmma's 128-byte rows.
+constexpr int FILTER_PIXEL_TILE = 32;
+// Its blocks' tiles of dw are 64 rows (kernels/conv/tma_wgmma_filter.cu).
+constexpr int FILTER_TILE_ROWS = 64;
+// Shared memory an SM gives its blocks.
+constexpr int64_t SM_SHARED_BYTES = 227 * 1024;
+}  // namespace
+
+HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices) {
+  HopperFilterPlan plan;
+  const int64_t rows = g.kernel_h * g.kernel_w * g.in_c;
+  plan.bn = g.out_c <= 32 ? 32 : g.out_c <= 64 ? 64 : 128;
+  plan.pixels = choose_pixel_tile(FILTER_PIXEL_TILE, g.batch, g.out_h, g.out_w);
+  const int64_t k_tiles = std::max<int64_t>(plan.pixels.count, 1);
+  const int64_t blocks = ceil_div(rows, FILTER_TILE_ROWS) * ceil_div(g.out_c, plan.bn);
+  // As many blocks as fit the SMs at once (up to 4 an SM: its k steps are latency-bound, and
+  // more warpgroups hide more of it), slices at least MIN_SLICE_TILES deep, the partials at
+  // most MAX_WORKSPACE floats.
+  const int64_t per_sm =
+      std::clamp<int64_t>(SM_SHARED_BYTES / hopper::smem_bytes(FILTER_TILE_ROWS, plan.bn), 1, 4);
+  int64_t wanted = slices > 0 ? slices
+                              : std::min({ceil_div(per_sm * sms, std::max<int64_t>(blocks, 1)),
+                                          k_tiles / MIN_SLICE_TILES, int64_t{MAX_SLICES},
+                                          MAX_WORKSPACE / std::max<int64_t>(rows * g.out_c, 1)});
+  wanted = std::clamp<int64_t>(wanted, 1, k_tiles);
+  plan.slice_tiles = to_int(ceil_div(k_tiles, wanted), "the filter gradient's pixel tiles a slice");
+  plan.slices = to_int(ceil_div(k_tiles, plan.slice_tiles), "the filter gradient's slices");
+  to_int(k_tiles * FILTER_PIXEL_TILE, "the filter gradient's padded pixels");
+  return plan;
+}
+
+int64_t HopperFilterPlan::workspace_floats(const Conv2dGeometry& g) const {
+  const int64_t partials = slices > 1 ? int64_t{slices} * g.kernel_h * g.kernel_w * g.in_c * g.out_c : 0;
+  return g.out_c * pixels.count * FILTER_PIXEL_TILE + partials;
 }
 
 // Tiles of 128 x (the narrowest bn that holds N) where they give every SM a block; else 64
@@ -118,6 +177,10 @@ void hopper_forward(const Conv2dGeometry&, const HopperTiles&, const float*, con
 }
 void hopper_backward_data(const Conv2dGeometry&, const HopperTiles&, const float*, const float*, float*,
                           cudaStream_t) {
+  throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
+}
+void hopper_backward_filter(const Conv2dGeometry&, const HopperFilterPlan&, const float*, const float*, float*,
+                            float*, cudaStream_t) {
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 #endif

@@ -50,6 +50,7 @@
 
 #include "core/error.h"
 #include "kernels/activation_math.cuh"
+#include "kernels/conv/tma_wgmma_pipeline.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/matmul/tma.h"
 #include "kernels/matmul/wgmma.h"
@@ -63,19 +64,14 @@
 namespace engine::cuda::conv {
 namespace {
 
+using hopper::to_int;
 using gemm::DESC_PER_KSTEP;
 using gemm::SWIZZLE_ALIGN;
 
-constexpr int BK = 32;           // gathered channels per stage: one 128-byte swizzle row
-constexpr int ROW_BYTES = BK * 4;
-constexpr int STAGES = 4;
-constexpr int PRODUCER_THREADS = 32;
-
-// Shared memory of a bm x bn tile: the stages (A then B), 1 KB of alignment slack, and the
-// 2 x STAGES mbarriers.
-constexpr int smem_bytes(int bm, int bn) {
-  return SWIZZLE_ALIGN + STAGES * (bm + bn) * ROW_BYTES + 2 * 8 * STAGES;
-}
+using hopper::PRODUCER_THREADS;
+using hopper::ROW_BYTES;
+using hopper::STAGES;
+constexpr int BK = hopper::BOX_CHANNELS;  // gathered channels per stage
 
 // What a launch needs besides its tensor maps. The output is an NHWC image tensor (batch,
 // out_h, out_w, out_c): y forward, dx backward (in its terms, x's sizes and in_c).
@@ -113,8 +109,9 @@ __global__ void __launch_bounds__(2 * BM + PRODUCER_THREADS)
       ~uint32_t{SWIZZLE_ALIGN - 1};
   auto a_stage = [&](int s) { return base + static_cast<uint32_t>(s * A_BYTES); };
   auto b_stage = [&](int s) { return base + static_cast<uint32_t>(STAGES * A_BYTES + s * B_BYTES); };
-  auto full = [&](int s) { return base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES) + 8 * s); };
-  auto empty = [&](int s) { return full(STAGES) + static_cast<uint32_t>(8 * s); };
+  const hopper::StageBarriers bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
+  auto full = [&](int s) { return bars.full(s); };
+  auto empty = [&](int s) { return bars.empty(s); };
 
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   // This block's pixels (blockIdx.x: a tile of tile_n images x tile_h x tile_w) and columns.
@@ -126,14 +123,7 @@ __global__ void __launch_bounds__(2 * BM + PRODUCER_THREADS)
   const int taps = p.kernel_h * p.kernel_w;
   const int k_tiles = taps * p.chunks;
 
-  if (tid == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      gemm::mbarrier_init(full(s), 1);
-      gemm::mbarrier_init(empty(s), CONSUMER_WARPS);
-    }
-    gemm::fence_mbarrier_init();
-  }
-  __syncthreads();
+  bars.init(CONSUMER_WARPS);
 
   if (warp == CONSUMER_WARPS) {
     // The producer: k tile t is tap t / chunks, channels 32 (t % chunks) onwards.
@@ -205,31 +195,10 @@ __global__ void __launch_bounds__(2 * BM + PRODUCER_THREADS)
   }
 }
 
-// The block's pixels: tile_w x tile_h x tile_n = bm (powers of two) with the fewest rows past
-// the edges of (out_w, out_h, batch); among equals the widest (longer contiguous TMA rows).
-void choose_pixel_tile(int bm, Launch& p) {
-  auto blocks = [](int size, int tile) { return (size + tile - 1) / tile; };
-  int64_t best = -1;
-  for (int w = 1; w <= bm; w *= 2) {
-    for (int h = 1; w * h <= bm; h *= 2) {
-      const int n = bm / (w * h);
-      const int64_t rows = int64_t{blocks(p.out_w, w)} * blocks(p.out_h, h) * blocks(p.batch, n) * bm;
-      if (best < 0 || rows < best) {
-        best = rows;
-        p.tile_w = w;
-        p.tile_h = h;
-        p.tile_n = n;
-      }
-    }
-  }
-  p.tiles_w = blocks(p.out_w, p.tile_w);
-  p.tiles_h = blocks(p.out_h, p.tile_h);
-}
-
 template <int BM, int BN>
 void launch_tiles(const CUtensorMap& src, const CUtensorMap& filters, float* out, const Launch& p,
                   int64_t blocks, cudaStream_t stream) {
-  constexpr int SMEM = smem_bytes(BM, BN);
+  constexpr int SMEM = hopper::smem_bytes(BM, BN);
   static const bool configured = [] {
     CHECK_CUDA(cudaFuncSetAttribute(conv_tma_wgmma_kernel<BM, BN>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
@@ -241,6 +210,11 @@ void launch_tiles(const CUtensorMap& src, const CUtensorMap& filters, float* out
   CHECK_LAUNCH_NAMED("conv_tma_wgmma_kernel");
 }
 
+void check_tiles(const HopperTiles& t) {
+  ENGINE_CHECK((t.bm == 64 || t.bm == 128) && (t.bn == 32 || t.bn == 64 || t.bn == 128),
+               "conv2d on Hopper: no kernel for tiles of ", t.bm, " x ", t.bn);
+}
+
 // One pass: src (batch, src_h, src_w, chunks * 32) gathered, filters (taps, out_c rows, chunks
 // * 32 k) as stored, out (batch, out_h, out_w, out_c).
 void run(const HopperTiles& t, Launch p, int src_h, int src_w, const float* src, const float* filters,
@@ -249,15 +223,16 @@ void run(const HopperTiles& t, Launch p, int src_h, int src_w, const float* src,
   if (outputs == 0) return;
   const int channels = p.chunks * BK;
   const auto c = static_cast<cuuint64_t>(channels);
-  choose_pixel_tile(t.bm, p);
-  const int64_t blocks = int64_t{p.tiles_w} * p.tiles_h * ((p.batch + p.tile_n - 1) / p.tile_n);
+  const PixelTile tile = choose_pixel_tile(t.bm, p.batch, p.out_h, p.out_w);
+  p.tile_w = tile.w;
+  p.tile_h = tile.h;
+  p.tile_n = tile.n;
+  p.tiles_w = static_cast<int>(tile.across);
+  p.tiles_h = static_cast<int>(tile.down);
+  const int64_t blocks = tile.count;
   ENGINE_CHECK(blocks <= 0x7fffffff && (p.out_c + t.bn - 1) / t.bn <= 65535,
                "conv2d on Hopper: ", blocks, " pixel tiles do not fit a grid");
-  const CUtensorMap src_map = gemm::swizzled_tensor_map<4>(
-      src, {c, static_cast<cuuint64_t>(src_w), static_cast<cuuint64_t>(src_h), static_cast<cuuint64_t>(p.batch)},
-      {c * 4, c * 4 * src_w, c * 4 * src_w * src_h},
-      {BK, static_cast<cuuint32_t>(p.tile_w), static_cast<cuuint32_t>(p.tile_h), static_cast<cuuint32_t>(p.tile_n)},
-      "conv2d on Hopper: the gathered activations' map");
+  const CUtensorMap src_map = hopper::activations_map(src, channels, src_w, src_h, p.batch, tile);
   const int taps = p.kernel_h * p.kernel_w;
   const CUtensorMap filter_map = gemm::swizzled_tensor_map<3>(
       filters, {c, static_cast<cuuint64_t>(p.out_c), static_cast<cuuint64_t>(taps)},
@@ -277,16 +252,6 @@ void run(const HopperTiles& t, Launch p, int src_h, int src_w, const float* src,
     else if (t.bn == 64) go(I128{}, I64{});
     else go(I128{}, I128{});
   }
-}
-
-void check_tiles(const HopperTiles& t) {
-  ENGINE_CHECK((t.bm == 64 || t.bm == 128) && (t.bn == 32 || t.bn == 64 || t.bn == 128),
-               "conv2d on Hopper: no kernel for tiles of ", t.bm, " x ", t.bn);
-}
-
-int to_int(int64_t v) {
-  ENGINE_CHECK(v >= 0 && v <= 0x7fffffff, "conv2d on Hopper: a size of ", v, " is beyond 2^31 - 1");
-  return static_cast<int>(v);
 }
 
 // A pass in the kernel's terms. Forward: y from x, the convolution's padding. Backward-data:
@@ -309,6 +274,21 @@ Launch launch_of(Pass pass, const Conv2dGeometry& g) {
 }
 
 }  // namespace
+
+int hopper::to_int(int64_t v) {
+  ENGINE_CHECK(v >= 0 && v <= 0x7fffffff, "conv2d on Hopper: a size of ", v, " is beyond 2^31 - 1");
+  return static_cast<int>(v);
+}
+
+CUtensorMap hopper::activations_map(const float* src, int channels, int width, int height, int batch,
+                                    const PixelTile& tile) {
+  const auto c = static_cast<cuuint64_t>(channels);
+  return gemm::swizzled_tensor_map<4>(
+      src, {c, static_cast<cuuint64_t>(width), static_cast<cuuint64_t>(height), static_cast<cuuint64_t>(batch)},
+      {c * 4, c * 4 * width, c * 4 * width * height},
+      {BOX_CHANNELS, static_cast<cuuint32_t>(tile.w), static_cast<cuuint32_t>(tile.h), static_cast<cuuint32_t>(tile.n)},
+      "conv2d on Hopper: the gathered activations' map");
+}
 
 void hopper_forward(const Conv2dGeometry& g, const HopperTiles& t, const float* x, const float* filters_t,
                     const float* bias, Activation act, float* y, cudaStream_t stream) {

@@ -58,6 +58,15 @@ __device__ __forceinline__ void mbarrier_arrive_local(uint32_t bar) {
               bar)
           : "memory");
 }
+// The same where `arrive` holds, as one predicated instruction: a warp calls it whole and
+// never branches. (A branch between register-operand wgmmas made ptxas serialize them, C7513:
+// kernels/conv/tma_wgmma_filter.cu.)
+__device__ __forceinline__ void mbarrier_arrive_local_if(uint32_t bar, bool arrive) {
+  SM90A_ASM("{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.b32 p, %1, 0;\n"
+            "@p mbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar),
+            "r"(int{arrive})
+            : "memory");
+}
 // The same on the barrier at the same offset in block `rank` of the cluster (mapa turns a
 // shared::cta address into that block's shared::cluster address). Release at CTA scope, not
 // cluster scope: the arrival only says "my wgmmas have finished reading this stage", an order

@@ -1,6 +1,6 @@
 // Hopper's warpgroup MMA (wgmma, sm_90a) for the ladder's v10 and v11 and the convolutions'
 // kernels/conv/tma_wgmma.cu: the TF32 m64n256k8 instruction in its two forms (A from registers,
-// A from shared memory), the narrower m64nNk8 from shared memory, and the fences and group
+// A from shared memory), the narrower m64nNk8 in both forms, and the fences and group
 // waits around them. A warpgroup (4 warps) issues wgmmas asynchronously: the accumulators
 // (and a register A) belong to the tensor cores until a wgmma_wait says their group is done.
 //
@@ -116,6 +116,46 @@ __device__ __forceinline__ void wgmma_m64nNk8_ss<128>(float (&d)[64], uint64_t d
             : WGMMA_D8(d, 0), WGMMA_D8(d, 8), WGMMA_D8(d, 16), WGMMA_D8(d, 24), WGMMA_D8(d, 32),
               WGMMA_D8(d, 40), WGMMA_D8(d, 48), WGMMA_D8(d, 56)
             : "l"(desc_a), "l"(desc_b), "r"(int{accumulate}));
+}
+// The same with A from registers (4 per thread, wgmma_m64n256k8_rs's fragment): the
+// convolutions' filter gradient, whose A (x, channels contiguous) is not K-major.
+template <int N>
+__device__ __forceinline__ void wgmma_m64nNk8_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b,
+                                                 bool accumulate);
+template <>
+__device__ __forceinline__ void wgmma_m64nNk8_rs<32>(float (&d)[16], const uint32_t (&a)[4], uint64_t desc_b,
+                                                    bool accumulate) {
+  SM90A_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+            ", {%16, %17, %18, %19}, %20, p, 1, 1;\n}\n"
+            : WGMMA_D8(d, 0), WGMMA_D8(d, 8)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(int{accumulate}));
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk8_rs<64>(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b,
+                                                    bool accumulate) {
+  SM90A_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+            "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+            ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+            : WGMMA_D8(d, 0), WGMMA_D8(d, 8), WGMMA_D8(d, 16), WGMMA_D8(d, 24)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(int{accumulate}));
+}
+template <>
+__device__ __forceinline__ void wgmma_m64nNk8_rs<128>(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b,
+                                                     bool accumulate) {
+  SM90A_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+            "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
+            "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+            ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+            : WGMMA_D8(d, 0), WGMMA_D8(d, 8), WGMMA_D8(d, 16), WGMMA_D8(d, 24), WGMMA_D8(d, 32),
+              WGMMA_D8(d, 40), WGMMA_D8(d, 48), WGMMA_D8(d, 56)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(int{accumulate}));
 }
 // Orders this warp's register writes (a register A, the accumulators) before the wgmmas that
 // follow; required before the first wgmma and whenever their registers were written.

@@ -1,0 +1,297 @@
+// The filter gradient on Hopper: TMA gathers x tap by tap, wgmma multiplies it (TF32) as its
+// register operand against a copy of dy.
+//
+// dw[tap][ci][co] = sum over output pixels p of x[p moved by the tap][ci] * dy[p][co]: a GEMM
+// D (M x N) = A (M x K) B (K x N) with M = taps x in_c (dw's rows), N = out_c and K the output
+// pixels. Both operands are stored pixel after pixel with their channels contiguous, so K is
+// their outer axis, and TF32 wgmma reads an operand from shared memory only K-major (k
+// contiguous). The way round it:
+//   - A is x, as wgmma's register operand, which has no such rule. TMA copies the box the
+//     forward pass gathers (kernels/conv/tma_wgmma.cu): 32 channels of a tile of 32 output
+//     pixels, moved by the tap, zeros where the tap reaches past the image; each thread then
+//     reads its fragment out of the swizzled box (4 LDS a k step).
+//   - B is dy, copied once before the kernel into dyT, (out_c, pixel tiles x 32): each tile's
+//     32 pixels contiguous, in the order the kernel walks them, zeros where a tile passes the
+//     edge of the images. A 2-D TMA box of dyT is then a K-major tile. dy is not moved by the
+//     taps, so one copy serves all of them.
+// (The first design, kept on a branch, copied x channel-major instead, where each tap is a
+// shift along the pixel axis: TMA starts a box only on a 16-byte boundary, so it needed four
+// copies of x and ran slower than the mma.sync kernels: docs/results/cnn.md.)
+//
+// Napkin math, CIFAR's 8x8x128 -> 128 at batch 100 (M = 1,152, N = 128, K = 6,400 pixels, 200
+// tiles of 32): 1.89 GFLOP, 3.8 us at 494 TFLOP/s. A block's k step reads (64 + bn) rows of
+// 128 bytes from L2 for 2 x 64 bn 32 FLOP: 18 blocks x 200 steps x 24 KB = 88 MB, ~16 us at
+// ~5.5 TB/s; dyT is 3.3 MB written and read, ~2 us; the split-K partials (15 slices of
+// 0.6 MB) ~3 us more. CIFAR's 32x32x32 -> 32 (M = 288, N = 32, K = 102,400): 5 blocks x 3,200
+// steps x 12 KB = 197 MB from L2, ~36 us, and a 13 MB dyT (~9 us).
+//
+// Block: one consumer warpgroup (64 rows of dw: two x boxes) and a producer warp, as in
+// tma_wgmma.cu: per k step the producer's lane 0 issues the two boxes of x (each a tap's 32
+// channels) and one box of dyT (bn rows of 32 pixels), counted on the stage's "full"
+// mbarrier. Why 64 rows, not 128 as the forward pass can: a k step is a short chain of LDS
+// -> wgmma, so what pays is more warpgroups on an SM at once, more blocks (slices) of one
+// warpgroup rather than fewer of two, though they read more from L2 (H200: 8x8x128 -> 128
+// 25.3 us against 30.7 with 128 rows; CIFAR's 32x32x32 -> 32 53.0 us with four blocks an SM
+// against 73.1 with two). The consumers
+// load their fragments from the x boxes, one wgmma group per k step (8 pixels); before a
+// k step rewrites its fragment registers, the same k step of the previous tile, which read
+// them, must be done (v10's rule, kernels/matmul/v10_tf32_wgmma.cu), and once the last of a
+// tile's groups is, its stage goes back to the producer. (Loading a whole tile's fragments
+// while the previous tile's group ran, into a second set of registers, was slower: 31.9 ->
+// 42.6 us on 16x16x32 -> 64, H200.)
+//
+// Split-K: blockIdx.z takes slice_tiles pixel tiles and writes its partial dw; split_k_reduce
+// adds the slices in order: the same bits every run.
+//
+// Precision: the fragments are rounded to TF32 (cvt.rna), dyT truncated by wgmma: a product
+// errs by less than 2^-9, the TF32 bound of tests/test_gpu_conv.cpp.
+#include <cstdint>
+
+#include "core/error.h"
+#include "kernels/conv/tma_wgmma.h"
+#include "kernels/conv/tma_wgmma_pipeline.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/matmul/mma_tf32.h"
+#include "kernels/matmul/tma.h"
+#include "kernels/matmul/wgmma.h"
+
+// kernels/CMakeLists.txt compiles this file for sm_90a alone, as tma_wgmma.cu.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "tma_wgmma_filter.cu is built for sm_90a only"
+#endif
+
+namespace engine::cuda::conv {
+namespace {
+
+using gemm::DESC_PER_KSTEP;
+using gemm::SWIZZLE_ALIGN;
+using hopper::PRODUCER_THREADS;
+using hopper::ROW_BYTES;
+using hopper::STAGES;
+
+constexpr int TILE_PIXELS = 32;   // k per stage: one 128-byte row of a dyT box
+constexpr int CHUNK = hopper::BOX_CHANNELS;  // dw rows per x box: one tap's 32 channels
+constexpr int BOX_BYTES = TILE_PIXELS * ROW_BYTES;  // one x box, 4 KB
+constexpr int K_STEPS = TILE_PIXELS / 8;            // wgmmas a tile: 8 pixels each
+// A block's tile of dw: 64 rows (two x boxes: taps' 32 channels) by bn, one consumer warpgroup.
+constexpr int BM = 64;
+constexpr int CONSUMER_THREADS = 128;
+
+// What a launch needs besides its tensor maps.
+struct FilterLaunch {
+  int batch, out_h, out_w, out_c, in_c, kernel_w;
+  int pad_h, pad_w;   // x row of output pixel (oh, ow) at tap (r, s): oh - pad_h + r
+  int rows;           // M = taps x in_c
+  PixelTile tile;     // the pixel tiles; tile.count of them, K = 32 tile.count
+  int slice_tiles;    // pixel tiles a slice (blockIdx.z)
+  float* out;         // dw, or the partials: slice z at out + z rows out_c
+};
+
+// The first output pixel of pixel tile `t`: tiles run along a row of tiles, then down the
+// image, then across the batch.
+struct TileCorner {
+  int n, oh, ow;
+};
+__device__ __forceinline__ TileCorner corner_of(const FilterLaunch& p, int t) {
+  const int across = static_cast<int>(p.tile.across), down = static_cast<int>(p.tile.down);
+  return {t / (across * down) * p.tile.n, t / across % down * p.tile.h, t % across * p.tile.w};
+}
+
+// dyT[co][32 t + j] = dy at pixel j of tile t (j = (image, row, column) within the tile, the
+// order TMA stores a box of x in), zero outside the images. Block (32, 8): 32 pixels x 32
+// channels through shared memory, read along dy's channels and written along dyT's pixels.
+__global__ void transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt, const FilterLaunch p) {
+  __shared__ float s[TILE_PIXELS][CHUNK + 1];  // + 1: the column reads hit 32 banks
+  const int t = static_cast<int>(blockIdx.x), co0 = static_cast<int>(blockIdx.y) * CHUNK;
+  const TileCorner c = corner_of(p, t);
+  const int tx = static_cast<int>(threadIdx.x);
+  for (int j = static_cast<int>(threadIdx.y); j < TILE_PIXELS; j += blockDim.y) {
+    const int n = c.n + j / (p.tile.w * p.tile.h), oh = c.oh + j / p.tile.w % p.tile.h, ow = c.ow + j % p.tile.w;
+    const bool inside = n < p.batch && oh < p.out_h && ow < p.out_w && co0 + tx < p.out_c;
+    s[j][tx] = inside ? dy[((int64_t{n} * p.out_h + oh) * p.out_w + ow) * p.out_c + co0 + tx] : 0.0f;
+  }
+  __syncthreads();
+  const int64_t ld = p.tile.count * TILE_PIXELS;
+  for (int k = static_cast<int>(threadIdx.y); k < CHUNK && co0 + k < p.out_c; k += blockDim.y)
+    dyt[(co0 + k) * ld + int64_t{t} * TILE_PIXELS + tx] = s[tx][k];
+}
+
+// Element (pixel p, channel c) of a 32 x 32 box in TMA's 128-byte swizzle: pixel p's row of
+// 128 bytes, its 16-byte pieces permuted by XOR with p mod 8 (the box starts 1 KB-aligned).
+__device__ __forceinline__ float box_at(const unsigned char* box, int p, int c) {
+  return *reinterpret_cast<const float*>(box + p * ROW_BYTES + (((c >> 2) ^ (p & 7)) << 4) + (c & 3) * 4);
+}
+
+template <int BN>
+__global__ void __launch_bounds__(CONSUMER_THREADS + PRODUCER_THREADS)
+    filter_gradient_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap dyt_map,
+                           const FilterLaunch p) {
+  constexpr int CONSUMER_WARPS = CONSUMER_THREADS / 32;
+  constexpr int ACC = BN / 2;
+  constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
+  static_assert(A_BYTES % SWIZZLE_ALIGN == 0 && B_BYTES % SWIZZLE_ALIGN == 0 && BOX_BYTES % SWIZZLE_ALIGN == 0,
+                "every box starts on a swizzle period");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const uint32_t base = (raw + SWIZZLE_ALIGN - 1) & ~uint32_t{SWIZZLE_ALIGN - 1};
+  const unsigned char* const smem = smem_raw + (base - raw);  // base, for the fragment loads
+  // x box j of stage s, as an offset from base (TMA takes base + it, the fragment loads smem + it).
+  auto x_box = [&](int s, int j) { return static_cast<uint32_t>(s * A_BYTES + j * BOX_BYTES); };
+  auto b_stage = [&](int s) { return base + static_cast<uint32_t>(STAGES * A_BYTES + s * B_BYTES); };
+  const hopper::StageBarriers bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
+  auto full = [&](int s) { return bars.full(s); };
+  auto empty = [&](int s) { return bars.empty(s); };
+
+  const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+  const int m0 = static_cast<int>(blockIdx.x) * BM, co0 = static_cast<int>(blockIdx.y) * BN;
+  const int first = static_cast<int>(blockIdx.z) * p.slice_tiles;
+  const int k_tiles = min(p.slice_tiles, static_cast<int>(p.tile.count) - first);
+
+  bars.init(CONSUMER_WARPS);
+
+  if (warp == CONSUMER_WARPS) {
+    // The producer: the tile's rows are 32-row chunks, each a tap's 32 channels; the last
+    // tile of dw may have fewer (those rows of D are computed from stale shared memory and
+    // never stored).
+    if (lane == 0) {
+      gemm::prefetch_tensor_map(&x_map);
+      gemm::prefetch_tensor_map(&dyt_map);
+      const int chunk0 = m0 / CHUNK, per_tap = p.in_c / CHUNK;
+      const int chunks = min(BM / CHUNK, p.rows / CHUNK - chunk0);
+      for (int t = 0; t < k_tiles; ++t) {
+        const int s = t % STAGES;
+        if (t >= STAGES) gemm::mbarrier_wait(empty(s), static_cast<uint32_t>(t / STAGES - 1) & 1);
+        const TileCorner c = corner_of(p, first + t);
+        gemm::mbarrier_arrive_expect_tx(full(s), chunks * BOX_BYTES + B_BYTES);
+        for (int j = 0; j < chunks; ++j) {
+          const int tap = (chunk0 + j) / per_tap, ci = (chunk0 + j) % per_tap * CHUNK;
+          gemm::tma_load_4d(base + x_box(s, j), &x_map, ci, c.ow - p.pad_w + tap % p.kernel_w,
+                            c.oh - p.pad_h + tap / p.kernel_w, c.n, full(s));
+        }
+        gemm::tma_load(b_stage(s), &dyt_map, (first + t) * TILE_PIXELS, co0, full(s));
+      }
+    }
+    return;
+  }
+
+  // A consumer warp: tile rows 16 warp .. + 15, i.e. channels 16 (warp % 2) .. + 15 of x box
+  // warp / 2. wgmma's A fragment (v10's load_fragment): lane (g, t) holds rows g and g + 8 at
+  // k t and t + 4 of each 8-pixel k step.
+  const int my_box = warp / 2, row = warp % 2 * 16 + lane / 4, k_lane = lane % 4;
+  float acc[ACC];  // written first by the first wgmma (scale-d false)
+  uint32_t a[K_STEPS][4];
+  for (int t = 0; t < k_tiles; ++t) {
+    const int s = t % STAGES;
+    gemm::mbarrier_wait(full(s), static_cast<uint32_t>(t / STAGES) & 1);
+    const unsigned char* const box = smem + x_box(s, my_box);
+    const uint64_t desc_b = gemm::sw128_descriptor(b_stage(s));
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      // k step kk of tile t - 1 read a[kk]: K_STEPS - 1 groups were committed after it.
+      gemm::wgmma_wait<K_STEPS - 1>();
+      const int k = 8 * kk + k_lane;
+      a[kk][0] = gemm::to_tf32(box_at(box, k, row));
+      a[kk][1] = gemm::to_tf32(box_at(box, k, row + 8));
+      a[kk][2] = gemm::to_tf32(box_at(box, k + 4, row));
+      a[kk][3] = gemm::to_tf32(box_at(box, k + 4, row + 8));
+      gemm::wgmma_fence();  // the fragment's registers were just written
+      gemm::wgmma_m64nNk8_rs<BN>(acc, a[kk], desc_b + kk * DESC_PER_KSTEP, t > 0 || kk > 0);
+      gemm::wgmma_commit();
+    }
+    // The last wait above retired the last of tile t - 1's groups: its stage goes back to the
+    // producer. Lane 0 of each warp, predicated rather than a branch, which makes ptxas
+    // serialize the wgmmas (C7513).
+    gemm::mbarrier_arrive_local_if(empty((t + STAGES - 1) % STAGES), t > 0 && lane == 0);
+  }
+  gemm::wgmma_wait<0>();
+  gemm::fence_accumulators(acc);
+
+  // Epilogue: pairs of adjacent columns of two rows a thread (acc_row, acc_col).
+  float* const out = p.out + int64_t{blockIdx.z} * p.rows * p.out_c;
+  const bool pairs = p.out_c % 2 == 0;  // then (row offset + column) is even: 8-byte stores
+#pragma unroll
+  for (int i = 0; i < ACC; i += 2) {
+    const int m = m0 + gemm::acc_row(tid, i), co = co0 + gemm::acc_col(tid, i);
+    if (m >= p.rows || co >= p.out_c) continue;
+    float* to = out + int64_t{m} * p.out_c + co;
+    if (pairs) {
+      *reinterpret_cast<float2*>(to) = make_float2(acc[i], acc[i + 1]);
+    } else {
+      to[0] = acc[i];
+      if (co + 1 < p.out_c) to[1] = acc[i + 1];
+    }
+  }
+}
+
+template <int BN>
+void launch_tiles(const CUtensorMap& x_map, const CUtensorMap& dyt_map, const FilterLaunch& p, int slices,
+                  cudaStream_t stream) {
+  constexpr int SMEM = hopper::smem_bytes(BM, BN);
+  static const bool configured = [] {
+    CHECK_CUDA(cudaFuncSetAttribute(filter_gradient_kernel<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    SMEM));
+    return true;
+  }();
+  (void)configured;
+  const dim3 grid(static_cast<unsigned>((p.rows + BM - 1) / BM), static_cast<unsigned>((p.out_c + BN - 1) / BN),
+                  static_cast<unsigned>(slices));
+  filter_gradient_kernel<BN><<<grid, CONSUMER_THREADS + PRODUCER_THREADS, SMEM, stream>>>(x_map, dyt_map, p);
+  CHECK_LAUNCH_NAMED("filter_gradient_kernel");
+}
+
+}  // namespace
+
+void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& plan, const float* x, const float* dy,
+                            float* dw, float* workspace, cudaStream_t stream) {
+  ENGINE_CHECK(plan.bn == 32 || plan.bn == 64 || plan.bn == 128, "conv2d on Hopper: no filter-gradient kernel for ",
+               plan.bn, " columns");
+  using hopper::to_int;
+  FilterLaunch p{};
+  p.batch = to_int(g.batch);
+  p.out_h = to_int(g.out_h);
+  p.out_w = to_int(g.out_w);
+  p.out_c = to_int(g.out_c);
+  p.in_c = to_int(g.in_c);
+  p.kernel_w = to_int(g.kernel_w);
+  p.pad_h = to_int(g.pad_top);
+  p.pad_w = to_int(g.pad_left);
+  p.rows = to_int(g.kernel_h * g.kernel_w * g.in_c);
+  p.tile = plan.pixels;
+  p.slice_tiles = plan.slice_tiles;
+  ENGINE_CHECK(p.in_c % CHUNK == 0, "conv2d on Hopper: the filter gradient gathers 32 channels at a time, not ",
+               p.in_c);
+  if (int64_t{p.rows} * p.out_c == 0) return;
+  if (plan.pixels.count == 0) {  // an empty batch: dw is a sum of nothing
+    CHECK_CUDA(cudaMemsetAsync(dw, 0, sizeof(float) * p.rows * p.out_c, stream));
+    return;
+  }
+  const int64_t k = plan.pixels.count * TILE_PIXELS;
+  float* const dyt = workspace;
+  p.out = plan.slices > 1 ? workspace + g.out_c * k : dw;
+
+  const dim3 copy_grid(static_cast<unsigned>(to_int(plan.pixels.count)),
+                       static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
+  transpose_dy_kernel<<<copy_grid, dim3(CHUNK, 8), 0, stream>>>(dy, dyt, p);
+  CHECK_LAUNCH_NAMED("transpose_dy_kernel");
+
+  const CUtensorMap x_map =
+      hopper::activations_map(x, p.in_c, to_int(g.in_w), to_int(g.in_h), p.batch, plan.pixels);
+  const CUtensorMap dyt_map = gemm::swizzled_tensor_map<2>(
+      dyt, {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(p.out_c)}, {static_cast<cuuint64_t>(k) * 4},
+      {TILE_PIXELS, static_cast<cuuint32_t>(plan.bn)}, "conv2d on Hopper: the copy of dy's map");
+  if (plan.bn == 32) launch_tiles<32>(x_map, dyt_map, p, plan.slices, stream);
+  else if (plan.bn == 64) launch_tiles<64>(x_map, dyt_map, p, plan.slices, stream);
+  else launch_tiles<128>(x_map, dyt_map, p, plan.slices, stream);
+  if (plan.slices > 1) {  // dw = the slices' partials added in order
+    gemm::Gemm sum;
+    sum.M = p.rows;
+    sum.N = p.out_c;
+    sum.C = dw;
+    sum.ldc = p.out_c;
+    sum.partial = p.out;
+    gemm::split_k_reduce(sum, plan.slices, stream);
+  }
+}
+
+}  // namespace engine::cuda::conv
