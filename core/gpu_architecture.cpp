@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/error.h"
+#include "core/ops/matmul.h"  // GPU_MATMUL_SMALL_TF32_MIN_K
 
 namespace engine {
 namespace {
@@ -126,7 +127,9 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
   if (tf32 && !c.tf32_mma) {
     families.emplace_back("tf32", "no TF32 tensor cores below compute capability 8.0: FP32 instead");
   }
-  std::string matmul = "FP32 FMA split-K for small outputs; for large ones ";
+  std::string matmul = tensor_cores ? detail::concat("split-K for small outputs (FP32 FMA; TF32 mma.sync from K = ",
+                                                     GPU_MATMUL_SMALL_TF32_MIN_K, " on); for large ones ")
+                                     : "FP32 FMA split-K for small outputs; for large ones ";
   if (tensor_cores) {
     matmul += c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a), mma.sync where a wave of tiles is not filled"
                           : "TF32 mma.sync (sm_80+)";
@@ -141,8 +144,8 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
                               : std::string("next tile staged in registers"));
   families.emplace_back(
       "conv", !tensor_cores ? std::string("FP32 FMA implicit GEMM")
-              : c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a) for stride-1 forward and backward-data passes "
-                              "of 32, 64, ... channels; else " + mma_sync
+              : c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a) for stride-1 passes gathering 32, 64, ... channels "
+                              "(forward, filter gradient: in_c; backward-data: out_c); else " + mma_sync
                             : mma_sync);
   return families;
 }
