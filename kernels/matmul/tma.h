@@ -1,6 +1,6 @@
 // Hopper's asynchronous copies and the barriers around them (sm_90a), shared by the kernels
 // that feed wgmma from TMA: the ladder's v11 (kernels/matmul/v11_tf32_tma.cu) and the
-// convolutions' kernels/conv/tma_wgmma.cu. TMA copies a box of a tensor (described once, on
+// convolutions' kernels/conv/tma_wgmma*.cu. TMA copies a box of a tensor (described once, on
 // the host, by a CUtensorMap) into shared memory and counts its bytes on an mbarrier; elements
 // outside the tensor arrive as zeros. The shared-memory tiles it writes, rows of 128 bytes in
 // the 128-byte swizzle, are what wgmma reads through sw128_descriptor.

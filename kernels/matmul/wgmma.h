@@ -1,5 +1,5 @@
 // Hopper's warpgroup MMA (wgmma, sm_90a) for the ladder's v10 and v11 and the convolutions'
-// kernels/conv/tma_wgmma.cu: the TF32 m64n256k8 instruction in its two forms (A from registers,
+// kernels/conv/tma_wgmma*.cu: the TF32 m64n256k8 instruction in its two forms (A from registers,
 // A from shared memory), the narrower m64nNk8 in both forms, and the fences and group
 // waits around them. A warpgroup (4 warps) issues wgmmas asynchronously: the accumulators
 // (and a register A) belong to the tensor cores until a wgmma_wait says their group is done.
