@@ -22,23 +22,24 @@
 // tiles of 32): 1.89 GFLOP, 3.8 us at 494 TFLOP/s. A block's k step reads (64 + bn) rows of
 // 128 bytes from L2 for 2 x 64 bn 32 FLOP: 18 blocks x 200 steps x 24 KB = 88 MB, ~16 us at
 // ~5.5 TB/s; dyT is 3.3 MB written and read, ~2 us; the split-K partials (15 slices of
-// 0.6 MB) ~3 us more. CIFAR's 32x32x32 -> 32 (M = 288, N = 32, K = 102,400): 5 blocks x 3,200
-// steps x 12 KB = 197 MB from L2, ~36 us, and a 13 MB dyT (~9 us).
+// 0.6 MB) ~3 us more: ~21 us, measured 25.4 (H200, the copy and the reduction included).
+// CIFAR's 32x32x32 -> 32 (M = 288, N = 32, K = 102,400): 5 blocks x 3,200 steps x 12 KB =
+// 197 MB from L2, ~36 us, and a 13 MB dyT, ~9 us: ~45 us, measured 52.8. What bounds it is
+// not the bytes (ncu: L2 at a quarter of its throughput) but each warp's short chain of LDS
+// -> wgmma per k step, with few warps on an SM to cover it.
 //
 // Block: one consumer warpgroup (64 rows of dw: two x boxes) and a producer warp, as in
 // tma_wgmma.cu: per k step the producer's lane 0 issues the two boxes of x (each a tap's 32
 // channels) and one box of dyT (bn rows of 32 pixels), counted on the stage's "full"
-// mbarrier. Why 64 rows, not 128 as the forward pass can: a k step is a short chain of LDS
-// -> wgmma, so what pays is more warpgroups on an SM at once, more blocks (slices) of one
-// warpgroup rather than fewer of two, though they read more from L2 (H200: 8x8x128 -> 128
-// 25.3 us against 30.7 with 128 rows; CIFAR's 32x32x32 -> 32 53.0 us with four blocks an SM
-// against 73.1 with two). The consumers
-// load their fragments from the x boxes, one wgmma group per k step (8 pixels); before a
-// k step rewrites its fragment registers, the same k step of the previous tile, which read
-// them, must be done (v10's rule, kernels/matmul/v10_tf32_wgmma.cu), and once the last of a
-// tile's groups is, its stage goes back to the producer. (Loading a whole tile's fragments
-// while the previous tile's group ran, into a second set of registers, was slower: 31.9 ->
-// 42.6 us on 16x16x32 -> 64, H200.)
+// mbarrier. Why 64 rows, not 128 as the forward pass can: more warpgroups on an SM at once,
+// more blocks (slices) of one warpgroup rather than fewer of two, pay more than the bytes
+// saved (H200: 8x8x128 -> 128 25.3 us against 30.7 with 128 rows; CIFAR's 32x32x32 -> 32 53.0
+// us with four blocks an SM against 73.1 with two). The consumers load their fragments from
+// the x boxes, one wgmma group per k step (8 pixels); before a k step rewrites its fragment
+// registers, the same k step of the previous tile, which read them, must be done (v10's rule,
+// kernels/matmul/v10_tf32_wgmma.cu), and once the last of a tile's groups is, its stage goes
+// back to the producer. (Loading a whole tile's fragments while the previous tile's group
+// ran, into a second set of registers, was slower: 31.9 -> 42.6 us on 16x16x32 -> 64.)
 //
 // Split-K: blockIdx.z takes slice_tiles pixel tiles and writes its partial dw; split_k_reduce
 // adds the slices in order: the same bits every run.
@@ -70,7 +71,7 @@ using hopper::PRODUCER_THREADS;
 using hopper::ROW_BYTES;
 using hopper::STAGES;
 
-constexpr int TILE_PIXELS = 32;   // k per stage: one 128-byte row of a dyT box
+constexpr int TILE_PIXELS = 32;  // k per stage: one 128-byte row of a dyT box
 constexpr int CHUNK = hopper::BOX_CHANNELS;  // dw rows per x box: one tap's 32 channels
 constexpr int BOX_BYTES = TILE_PIXELS * ROW_BYTES;  // one x box, 4 KB
 constexpr int K_STEPS = TILE_PIXELS / 8;            // wgmmas a tile: 8 pixels each
