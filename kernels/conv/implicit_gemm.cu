@@ -1,5 +1,7 @@
 // The host side of the implicit-GEMM convolutions (implicit_gemm.h): the GEMM each pass is,
-// the engine's choice of tiles and K slices, the checks and the arguments every launch shares.
+// the engine's choice of tiles and K slices, the checks and the arguments every launch shares;
+// and the Hopper kernels' choices (tma_wgmma.h): where they apply, their tiles, pixel tiles and
+// the filter gradient's plan, host code that every build has.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -31,13 +33,13 @@ int64_t tiles_of(const Tiling& t, const GemmShape& s) {
   return ceil_div(s.M, t.block_rows()) * ceil_div(s.N, t.bn);
 }
 
+}  // namespace
+
 int to_int(int64_t v, const char* what) {
   ENGINE_CHECK(v >= 0 && v <= std::numeric_limits<int>::max(), "conv2d on the GPU: ", what, " = ", v,
                " is beyond 2^31 - 1");
   return static_cast<int>(v);
 }
-
-}  // namespace
 
 const char* to_string(Pass pass) {
   switch (pass) {
@@ -148,7 +150,7 @@ HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices
   wanted = std::clamp<int64_t>(wanted, 1, k_tiles);
   plan.slice_tiles = to_int(ceil_div(k_tiles, wanted), "the filter gradient's pixel tiles a slice");
   plan.slices = to_int(ceil_div(k_tiles, plan.slice_tiles), "the filter gradient's slices");
-  to_int(k_tiles * FILTER_PIXEL_TILE, "the filter gradient's padded pixels");
+  to_int(k_tiles * FILTER_PIXEL_TILE, "the filter gradient's padded pixels");  // the kernel's k offsets
   return plan;
 }
 

@@ -53,6 +53,8 @@ Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms);
 // The stages that text of ENGINE_CONV_TF32_STAGES asks for: `chosen` for none (null or empty),
 // else 2, 3 or 4; anything else is an engine::Error naming the variable.
 int tf32_stages_setting(const char* text, int chosen);
+// v as an int (the kernels index in int), or an error naming `what`.
+int to_int(int64_t v, const char* what);
 // K slices the tiling cuts K into (1 without split-K), and the workspace floats they need:
 // (slices, M, N) partial products, 0 without split-K.
 int slices_of(const Tiling& t, const GemmShape& s);

@@ -64,7 +64,6 @@
 namespace engine::cuda::conv {
 namespace {
 
-using hopper::to_int;
 using gemm::DESC_PER_KSTEP;
 using gemm::SWIZZLE_ALIGN;
 
@@ -260,25 +259,20 @@ void run(const HopperTiles& t, Launch p, int src_h, int src_w, const float* src,
 Launch launch_of(Pass pass, const Conv2dGeometry& g) {
   const bool forward = pass == Pass::Forward;
   Launch p{};
-  p.batch = to_int(g.batch);
-  p.out_h = to_int(forward ? g.out_h : g.in_h);
-  p.out_w = to_int(forward ? g.out_w : g.in_w);
-  p.out_c = to_int(forward ? g.out_c : g.in_c);
-  p.pad_h = to_int(forward ? g.pad_top : g.kernel_h - 1 - g.pad_top);
-  p.pad_w = to_int(forward ? g.pad_left : g.kernel_w - 1 - g.pad_left);
-  p.kernel_h = to_int(g.kernel_h);
-  p.kernel_w = to_int(g.kernel_w);
-  p.chunks = to_int((forward ? g.in_c : g.out_c) / BK);
+  p.batch = to_int(g.batch, "the batch");
+  p.out_h = to_int(forward ? g.out_h : g.in_h, "the output height");
+  p.out_w = to_int(forward ? g.out_w : g.in_w, "the output width");
+  p.out_c = to_int(forward ? g.out_c : g.in_c, "the output channels");
+  p.pad_h = to_int(forward ? g.pad_top : g.kernel_h - 1 - g.pad_top, "the padding");
+  p.pad_w = to_int(forward ? g.pad_left : g.kernel_w - 1 - g.pad_left, "the padding");
+  p.kernel_h = to_int(g.kernel_h, "kernel_h");
+  p.kernel_w = to_int(g.kernel_w, "kernel_w");
+  p.chunks = to_int((forward ? g.in_c : g.out_c) / BK, "the gathered channel chunks");
   p.flip = forward ? 0 : 1;
   return p;
 }
 
 }  // namespace
-
-int hopper::to_int(int64_t v) {
-  ENGINE_CHECK(v >= 0 && v <= 0x7fffffff, "conv2d on Hopper: a size of ", v, " is beyond 2^31 - 1");
-  return static_cast<int>(v);
-}
 
 CUtensorMap hopper::activations_map(const float* src, int channels, int width, int height, int batch,
                                     const PixelTile& tile) {
@@ -298,13 +292,13 @@ void hopper_forward(const Conv2dGeometry& g, const HopperTiles& t, const float* 
   Launch p = launch_of(Pass::Forward, g);
   p.bias = bias;
   p.act = act;
-  run(t, p, to_int(g.in_h), to_int(g.in_w), x, filters_t, y, stream);
+  run(t, p, to_int(g.in_h, "in_h"), to_int(g.in_w, "in_w"), x, filters_t, y, stream);
 }
 
 void hopper_backward_data(const Conv2dGeometry& g, const HopperTiles& t, const float* dy, const float* w,
                           float* dx, cudaStream_t stream) {
   check_tiles(t);
-  run(t, launch_of(Pass::BackwardData, g), to_int(g.out_h), to_int(g.out_w), dy, w, dx, stream);
+  run(t, launch_of(Pass::BackwardData, g), to_int(g.out_h, "out_h"), to_int(g.out_w, "out_w"), dy, w, dx, stream);
 }
 
 }  // namespace engine::cuda::conv

@@ -247,17 +247,16 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
                             float* dw, float* workspace, cudaStream_t stream) {
   ENGINE_CHECK(plan.bn == 32 || plan.bn == 64 || plan.bn == 128, "conv2d on Hopper: no filter-gradient kernel for ",
                plan.bn, " columns");
-  using hopper::to_int;
   FilterLaunch p{};
-  p.batch = to_int(g.batch);
-  p.out_h = to_int(g.out_h);
-  p.out_w = to_int(g.out_w);
-  p.out_c = to_int(g.out_c);
-  p.in_c = to_int(g.in_c);
-  p.kernel_w = to_int(g.kernel_w);
-  p.pad_h = to_int(g.pad_top);
-  p.pad_w = to_int(g.pad_left);
-  p.rows = to_int(g.kernel_h * g.kernel_w * g.in_c);
+  p.batch = to_int(g.batch, "the batch");
+  p.out_h = to_int(g.out_h, "out_h");
+  p.out_w = to_int(g.out_w, "out_w");
+  p.out_c = to_int(g.out_c, "out_c");
+  p.in_c = to_int(g.in_c, "in_c");
+  p.kernel_w = to_int(g.kernel_w, "kernel_w");
+  p.pad_h = to_int(g.pad_top, "pad_top");
+  p.pad_w = to_int(g.pad_left, "pad_left");
+  p.rows = to_int(g.kernel_h * g.kernel_w * g.in_c, "the filter rows");
   p.tile = plan.pixels;
   p.slice_tiles = plan.slice_tiles;
   ENGINE_CHECK(p.in_c % CHUNK == 0, "conv2d on Hopper: the filter gradient gathers 32 channels at a time, not ",
@@ -271,13 +270,13 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   float* const dyt = workspace;
   p.out = plan.slices > 1 ? workspace + g.out_c * k : dw;
 
-  const dim3 copy_grid(static_cast<unsigned>(to_int(plan.pixels.count)),
+  const dim3 copy_grid(static_cast<unsigned>(to_int(plan.pixels.count, "the pixel tiles")),
                        static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
   transpose_dy_kernel<<<copy_grid, dim3(CHUNK, 8), 0, stream>>>(dy, dyt, p);
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
 
   const CUtensorMap x_map =
-      hopper::activations_map(x, p.in_c, to_int(g.in_w), to_int(g.in_h), p.batch, plan.pixels);
+      hopper::activations_map(x, p.in_c, to_int(g.in_w, "in_w"), to_int(g.in_h, "in_h"), p.batch, plan.pixels);
   const CUtensorMap dyt_map = gemm::swizzled_tensor_map<2>(
       dyt, {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(p.out_c)}, {static_cast<cuuint64_t>(k) * 4},
       {TILE_PIXELS, static_cast<cuuint32_t>(plan.bn)}, "conv2d on Hopper: the copy of dy's map");

@@ -46,7 +46,4 @@ struct StageBarriers {
 CUtensorMap activations_map(const float* src, int channels, int width, int height, int batch,
                             const PixelTile& tile);
 
-// v as an int, or an error naming it (the kernels index in int).
-int to_int(int64_t v);
-
 }  // namespace engine::cuda::conv::hopper
