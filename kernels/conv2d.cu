@@ -106,7 +106,7 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
     const Tensor workspace = Tensor::empty(
         {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
     conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
-                                       workspace.data<float>(), multiprocessor_count(), stream());
+                                       workspace.data<float>(), multiprocessor_count(), gpu.tf32(), stream());
     return;
   }
   if (gpu.tf32() && conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(),

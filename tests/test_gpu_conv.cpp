@@ -30,6 +30,7 @@
 #include "core/ops/pool.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
@@ -627,6 +628,45 @@ TEST_CASE("the few-channels forward: 1 to 4 channels, odd sizes, strides and pad
   CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 9, 9, 4, 7, 7, 128, 1, 1, Padding::Same), y.data<float>()));
   CHECK_FALSE(conv::few_channels_forward_fits(geometry(1, 4, 4, 3, 3, 3, 32, 1, 1, Padding::Same), y.data<float>() + 1));
   CHECK(conv::few_channels_forward_fits(geometry(1, 4, 4, 3, 3, 3, 32, 1, 1, Padding::Same), y.data<float>()));
+}
+
+TEST_CASE("the few-channels filter gradient: its FMA and TF32 forms, 1 and 3 channels, odd sizes, the same bits twice") {
+  Generator rng(23);
+  const bool tensor_cores = cuda::device_caps().kernels.tf32_mma;
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 5, 7, 1, 3, 3, 8, 1, 1, Padding::Same),
+      geometry(3, 9, 9, 3, 3, 3, 16, 2, 2, Padding::Valid),
+      geometry(1, 1, 1, 3, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(33, 8, 8, 3, 3, 3, 32, 1, 1, Padding::Same),   // more pixels than a block's warps take
+      geometry(4, 40, 30, 1, 3, 3, 32, 1, 2, Padding::Same),  // several blocks, unequal strides
+      geometry(2, 6, 6, 3, 3, 3, 4, 1, 1, Padding::Same),     // out_c 4 and 64: the FMA form only
+      geometry(2, 6, 6, 1, 3, 3, 64, 1, 1, Padding::Valid),
+  };
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape());
+    REQUIRE(conv::few_channels_filter_fits(g, dy.data<float>()));
+    CHECK(conv::few_channels_filter_tf32_fits(g) == (tensor_cores && g.out_c % 8 == 0 && g.out_c <= 32));
+    const Reference r = reference_of(conv::Pass::BackwardFilter, g, o);
+    const int sms = cuda::multiprocessor_count();
+    for (const bool tf32 : {false, true}) {
+      std::vector<float> first;
+      for (int run = 0; run < 2; ++run) {
+        const Tensor workspace = Tensor::full({conv::few_channels_workspace_floats(g, sms)}, NaN, Device::cuda());
+        Tensor dw = poisoned(g.w_shape());
+        conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
+                                           workspace.data<float>(), sms, tf32, cuda::stream());
+        const std::vector<float> values = dw.to_vector();
+        if (run == 0) {
+          expect_close(r, values, tf32 && conv::few_channels_filter_tf32_fits(g),
+                       str("few-channels filter gradient", tf32 ? " (tf32) " : " ", describe(g)));
+          first = values;
+        } else {
+          CHECK(values == first);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(y + bias), fused or not") {

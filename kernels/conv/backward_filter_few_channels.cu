@@ -22,7 +22,9 @@
 // what the implicit GEMM took.
 #include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/cuda_check.h"
+#include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/mma_tf32.h"
 
 #include <algorithm>
 
@@ -111,6 +113,128 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_ke
   }
 }
 
+// The TF32 form (--tf32, compute capability 8.0 on): the same sum as a GEMM on the tensor cores,
+// dw (taps x out_c) = patches^T (taps x pixels) dy (pixels x out_c), through mma.sync m16n8k8
+// (kernels/matmul/mma_tf32.h gives the fragments' layout). A warp takes 8 pixels a k step; each
+// lane gathers its A fragment, x at 2 pixels and 2 taps a 16-row tile (MI tiles: 9 taps in one,
+// RGB's 27 padded to 32 in two), from global memory (L1 serves the windows' overlaps), and its
+// B fragment, dy at the same 2 pixels and one channel of each of the NI n8 tiles; then MI x NI
+// mma. Napkin math per 8 pixels of RGB and 32 channels: ~90 instructions a warp (8 gathers
+// with their bounds, 8 loads of dy, 16 roundings, 8 mma), where the FMA kernel above issues
+// ~330 (16 threads a pixel, each 27 broadcast loads and 54 FMA). Dogs vs Cats' first layer:
+// 700,928 pixels, 1.21 GFLOP; its dy, 90 MB read once, ~35 us at ~2.6 TB/s, is then the bound
+// (the FMA kernel: 200 us on an H100).
+//
+// At the end the block's 8 warps put their tiles in shared memory and out_c x taps threads add
+// them in warp order; split_k_reduce then adds the blocks' partials in order, as above.
+constexpr int WARPS = THREADS / 32;
+constexpr int TF32_MAX_OUT_C = 32;  // NI <= 4: 8 warps x 32 x 32 floats of shared memory, 32 KB
+
+template <int C, int NI>
+__global__ void __launch_bounds__(THREADS) few_channels_filter_tf32_kernel(Args p) {
+  constexpr int TAPS = 9 * C;
+  constexpr int MI = (TAPS + 15) / 16;
+  constexpr int ROWS = 16 * MI, COLS = 8 * NI;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4;  // mma's groupID, threadID
+
+  // This lane's taps, rows 16 i + g + 8 h of A, decoded once: the window offset and channel,
+  // or `used` false past the last tap (a zero row).
+  struct Tap {
+    int dh, dw, c;
+    bool used;
+  };
+  Tap taps[MI][2];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = 16 * i + g + 8 * h;
+      taps[i][h] = {m / (3 * C) - p.pad_top, m / C % 3 - p.pad_left, m % C, m < TAPS};
+    }
+
+  const int64_t begin = blockIdx.x * p.pixels_per_block;
+  const int64_t end = begin + p.pixels_per_block < p.pixels ? begin + p.pixels_per_block : p.pixels;
+  // The lane's two pixels of a k step, base + t and base + t + 4, decoded once and walked
+  // forward 8 WARPS at a time (as the FMA kernel walks its pixels).
+  struct Cursor {
+    int64_t k, n;
+    int oh, ow;
+  };
+  auto cursor = [&](int64_t k) {
+    return Cursor{k, k / (int64_t{p.out_w} * p.out_h), static_cast<int>((k / p.out_w) % p.out_h),
+                  static_cast<int>(k % p.out_w)};
+  };
+  auto advance = [&](Cursor& q) {
+    q.k += 8 * WARPS;
+    for (q.ow += 8 * WARPS; q.ow >= p.out_w;) {
+      q.ow -= p.out_w;
+      if (++q.oh == p.out_h) {
+        q.oh = 0;
+        ++q.n;
+      }
+    }
+  };
+  // x at pixel q's window, tap `tap`; zero in the padding, past the run or past the taps.
+  auto x_at = [&](const Cursor& q, const Tap& tap) {
+    const int ih = q.oh * p.stride_h + tap.dh, iw = q.ow * p.stride_w + tap.dw;
+    const bool inside = tap.used && q.k < end && ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
+    return inside ? __ldg(p.x + ((q.n * p.in_h + ih) * p.in_w + iw) * C + tap.c) : 0.0f;
+  };
+  auto dy_at = [&](const Cursor& q, int col) { return q.k < end ? __ldg(p.dy + q.k * p.out_c + col) : 0.0f; };
+
+  float acc[MI][NI][4] = {};
+  Cursor q0 = cursor(begin + 8 * warp + t), q1 = cursor(begin + 8 * warp + t + 4);
+  for (int64_t base = begin + 8 * warp; base < end; base += 8 * WARPS) {
+    uint32_t a[MI][4], b[NI][2];
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      a[i][0] = gemm::to_tf32(x_at(q0, taps[i][0]));
+      a[i][1] = gemm::to_tf32(x_at(q0, taps[i][1]));
+      a[i][2] = gemm::to_tf32(x_at(q1, taps[i][0]));
+      a[i][3] = gemm::to_tf32(x_at(q1, taps[i][1]));
+    }
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      b[j][0] = gemm::to_tf32(dy_at(q0, 8 * j + g));
+      b[j][1] = gemm::to_tf32(dy_at(q1, 8 * j + g));
+    }
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j) gemm::mma_tf32(acc[i][j], a[i], b[j]);
+    advance(q0);
+    advance(q1);
+  }
+
+  // The block's sum: each warp's tile into shared memory (d's layout in mma_tf32.h), then the
+  // warps' tiles added in warp order.
+  __shared__ float tiles[WARPS][ROWS][COLS];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) tiles[warp][16 * i + g + 8 * (e / 2)][8 * j + 2 * t + e % 2] = acc[i][j][e];
+  __syncthreads();
+  float* out = p.partial + int64_t{blockIdx.x} * TAPS * p.out_c;
+  for (int e = static_cast<int>(threadIdx.x); e < TAPS * COLS; e += THREADS) {
+    const int m = e / COLS, n = e % COLS;
+    float s = 0.0f;
+    for (int w = 0; w < WARPS; ++w) s += tiles[w][m][n];
+    out[m * p.out_c + n] = s;
+  }
+}
+
+template <int C>
+void launch_tf32(const Args& p, unsigned blocks, cudaStream_t stream) {
+  switch (p.out_c / 8) {
+    case 1: few_channels_filter_tf32_kernel<C, 1><<<blocks, THREADS, 0, stream>>>(p); break;
+    case 2: few_channels_filter_tf32_kernel<C, 2><<<blocks, THREADS, 0, stream>>>(p); break;
+    default: few_channels_filter_tf32_kernel<C, 4><<<blocks, THREADS, 0, stream>>>(p); break;
+  }
+}
+
 int64_t blocks_for(const Conv2dGeometry& g, int multiprocessors) {
   const int64_t pixels = g.batch * g.out_h * g.out_w;
   const int64_t slots = THREADS / (g.out_c / CH);
@@ -126,12 +250,16 @@ bool few_channels_filter_fits(const Conv2dGeometry& g, const float* dy) {
          g.batch * g.out_h * g.out_w > 0 && reinterpret_cast<uintptr_t>(dy) % (CH * sizeof(float)) == 0;
 }
 
+bool few_channels_filter_tf32_fits(const Conv2dGeometry& g) {
+  return device_caps().kernels.tf32_mma && g.out_c % 8 == 0 && g.out_c <= TF32_MAX_OUT_C;
+}
+
 int64_t few_channels_workspace_floats(const Conv2dGeometry& g, int multiprocessors) {
   return blocks_for(g, multiprocessors) * 9 * g.in_c * g.out_c;
 }
 
 void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const float* dy,
-                                  float* dw, float* workspace, int multiprocessors,
+                                  float* dw, float* workspace, int multiprocessors, bool tf32,
                                   cudaStream_t stream) {
   const int64_t blocks = blocks_for(g, multiprocessors);
   Args p{x, dy, workspace,
@@ -141,10 +269,14 @@ void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const
          static_cast<int>(g.pad_top), static_cast<int>(g.pad_left),
          g.batch * g.out_h * g.out_w, 0};
   p.pixels_per_block = (p.pixels + blocks - 1) / blocks;
-  if (g.in_c == 1) {
-    few_channels_filter_kernel<1><<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(p);
+  const auto grid = static_cast<unsigned>(blocks);
+  if (tf32 && few_channels_filter_tf32_fits(g)) {
+    if (g.in_c == 1) launch_tf32<1>(p, grid, stream);
+    else launch_tf32<3>(p, grid, stream);
+  } else if (g.in_c == 1) {
+    few_channels_filter_kernel<1><<<grid, THREADS, 0, stream>>>(p);
   } else {
-    few_channels_filter_kernel<3><<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(p);
+    few_channels_filter_kernel<3><<<grid, THREADS, 0, stream>>>(p);
   }
   CHECK_LAUNCH();
   gemm::Gemm sum;  // dw = the blocks' partials added in order: a (9 in_c x out_c) split-K
