@@ -571,7 +571,7 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
 
 TEST_CASE("the Hopper filter gradient's plan: as many blocks as fit the SMs, slices that cover every pixel once") {
   // CIFAR's 32x32x32 -> 32 at batch 100: dw is 288 x 32, 5 blocks of 64 x 32 before slicing;
-  // four fit an SM (49 KB each). Pixel tiles: columns of 8 pixels of 4 images (the narrowest
+  // six fit an SM (37 KB each): 792 / 5 -> 159 slices wanted, at most 128. Pixel tiles: columns of 8 pixels of 4 images (the narrowest
   // of those that waste none), 3,200 of them.
   const Conv2dGeometry cifar = geometry(100, 32, 32, 32, 3, 3, 32, 1, 1, Padding::Same);
   const conv::HopperFilterPlan plan = conv::plan_hopper_filter(cifar, 132);
@@ -580,16 +580,16 @@ TEST_CASE("the Hopper filter gradient's plan: as many blocks as fit the SMs, sli
   CHECK(plan.pixels.h == 8);
   CHECK(plan.pixels.n == 4);
   CHECK(plan.pixels.count == 3200);
-  CHECK(plan.slices == 104);  // 528 / 5 -> 106 wanted, 31 pixel tiles each
-  CHECK(plan.slice_tiles == 31);
-  CHECK(plan.workspace_floats(cifar) == 32 * 3200 * 32 + 104 * 288 * 32);
-  // 8x8x128 -> 128: 18 blocks of 64 x 128, two an SM (97 KB each): 264 / 18 -> 15 slices of 14
-  // of the 200 pixel tiles (8 x 1 pixels of 4 images).
+  CHECK(plan.slices == 128);  // of 25 pixel tiles each
+  CHECK(plan.slice_tiles == 25);
+  CHECK(plan.workspace_floats(cifar) == 32 * 3200 * 32 + 128 * 288 * 32);
+  // 8x8x128 -> 128: 18 blocks of 64 x 128, three an SM (73 KB each): 396 / 18 -> 22 slices
+  // wanted, of 10 of the 200 pixel tiles (8 x 1 pixels of 4 images): 20.
   const conv::HopperFilterPlan deep = conv::plan_hopper_filter(geometry(100, 8, 8, 128, 3, 3, 128, 1, 1, Padding::Same), 132);
   CHECK(deep.bn == 128);
   CHECK(deep.pixels.count == 200);
-  CHECK(deep.slices == 15);
-  CHECK(deep.slice_tiles == 14);
+  CHECK(deep.slices == 20);
+  CHECK(deep.slice_tiles == 10);
   // MNIST's 26x26 output images: tiles of 2-pixel columns or rows over 16 images waste none.
   const conv::HopperFilterPlan mnist = conv::plan_hopper_filter(geometry(128, 28, 28, 32, 3, 3, 64, 1, 1, Padding::Valid), 132);
   CHECK(mnist.pixels.count * 32 == 128 * 26 * 26);

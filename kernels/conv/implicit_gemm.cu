@@ -138,11 +138,11 @@ HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices
   plan.pixels = choose_pixel_tile(FILTER_PIXEL_TILE, g.batch, g.out_h, g.out_w);
   const int64_t k_tiles = std::max<int64_t>(plan.pixels.count, 1);
   const int64_t blocks = ceil_div(rows, FILTER_TILE_ROWS) * ceil_div(g.out_c, plan.bn);
-  // As many blocks as fit the SMs at once (up to 4 an SM: its k steps are latency-bound, and
+  // As many blocks as fit the SMs at once (up to 8 an SM: its k steps are latency-bound, and
   // more warpgroups hide more of it), slices at least MIN_SLICE_TILES deep, the partials at
   // most MAX_WORKSPACE floats.
-  const int64_t per_sm =
-      std::clamp<int64_t>(SM_SHARED_BYTES / hopper::smem_bytes(FILTER_TILE_ROWS, plan.bn), 1, 4);
+  const int64_t per_sm = std::clamp<int64_t>(
+      SM_SHARED_BYTES / hopper::smem_bytes(FILTER_TILE_ROWS, plan.bn, hopper::FILTER_STAGES), 1, 8);
   int64_t wanted = slices > 0 ? slices
                               : std::min({ceil_div(per_sm * sms, std::max<int64_t>(blocks, 1)),
                                           k_tiles / MIN_SLICE_TILES, int64_t{MAX_SLICES},

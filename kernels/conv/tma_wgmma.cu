@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(2 * BM + PRODUCER_THREADS)
       ~uint32_t{SWIZZLE_ALIGN - 1};
   auto a_stage = [&](int s) { return base + static_cast<uint32_t>(s * A_BYTES); };
   auto b_stage = [&](int s) { return base + static_cast<uint32_t>(STAGES * A_BYTES + s * B_BYTES); };
-  const hopper::StageBarriers bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
+  const hopper::StageBarriers<STAGES> bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
   auto full = [&](int s) { return bars.full(s); };
   auto empty = [&](int s) { return bars.empty(s); };
 

@@ -69,7 +69,6 @@ using gemm::DESC_PER_KSTEP;
 using gemm::SWIZZLE_ALIGN;
 using hopper::PRODUCER_THREADS;
 using hopper::ROW_BYTES;
-using hopper::STAGES;
 
 constexpr int TILE_PIXELS = 32;  // k per stage: one 128-byte row of a dyT box
 constexpr int CHUNK = hopper::BOX_CHANNELS;  // dw rows per x box: one tap's 32 channels
@@ -78,6 +77,7 @@ constexpr int K_STEPS = TILE_PIXELS / 8;            // wgmmas a tile: 8 pixels e
 // A block's tile of dw: 64 rows (two x boxes: taps' 32 channels) by bn, one consumer warpgroup.
 constexpr int BM = 64;
 constexpr int CONSUMER_THREADS = 128;
+constexpr int STAGES = hopper::FILTER_STAGES;
 
 // What a launch needs besides its tensor maps.
 struct FilterLaunch {
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(CONSUMER_THREADS + PRODUCER_THREADS)
   // x box j of stage s, as an offset from base (TMA takes base + it, the fragment loads smem + it).
   auto x_box = [&](int s, int j) { return static_cast<uint32_t>(s * A_BYTES + j * BOX_BYTES); };
   auto b_stage = [&](int s) { return base + static_cast<uint32_t>(STAGES * A_BYTES + s * B_BYTES); };
-  const hopper::StageBarriers bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
+  const hopper::StageBarriers<STAGES> bars{base + static_cast<uint32_t>(STAGES * (A_BYTES + B_BYTES))};
   auto full = [&](int s) { return bars.full(s); };
   auto empty = [&](int s) { return bars.empty(s); };
 
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(CONSUMER_THREADS + PRODUCER_THREADS)
 template <int BN>
 void launch_tiles(const CUtensorMap& x_map, const CUtensorMap& dyt_map, const FilterLaunch& p, int slices,
                   cudaStream_t stream) {
-  constexpr int SMEM = hopper::smem_bytes(BM, BN);
+  constexpr int SMEM = hopper::smem_bytes(BM, BN, STAGES);
   static const bool configured = [] {
     CHECK_CUDA(cudaFuncSetAttribute(filter_gradient_kernel<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     SMEM));
