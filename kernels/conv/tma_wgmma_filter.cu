@@ -22,11 +22,12 @@
 // tiles of 32): 1.89 GFLOP, 3.8 us at 494 TFLOP/s. A block's k step reads (64 + bn) rows of
 // 128 bytes from L2 for 2 x 64 bn 32 FLOP: 18 blocks x 200 steps x 24 KB = 88 MB, ~16 us at
 // ~5.5 TB/s; dyT is 3.3 MB written and read, ~2 us; the split-K partials (15 slices of
-// 0.6 MB) ~3 us more: ~21 us, measured 25.4 (H200, the copy and the reduction included).
+// 0.6 MB) ~3 us more: ~21 us, measured 24.7 (H200, the copy and the reduction included).
 // CIFAR's 32x32x32 -> 32 (M = 288, N = 32, K = 102,400): 5 blocks x 3,200 steps x 12 KB =
-// 197 MB from L2, ~36 us, and a 13 MB dyT, ~9 us: ~45 us, measured 52.8. What bounds it is
+// 197 MB from L2, ~36 us, and a 13 MB dyT, ~9 us: ~45 us, measured 54.3. What bounds it is
 // not the bytes (ncu: L2 at a quarter of its throughput) but each warp's short chain of LDS
-// -> wgmma per k step, with few warps on an SM to cover it.
+// -> wgmma per k step, with few warps on an SM to cover it: hence 3 stages, not the forward
+// pass's 4, so that up to 6 blocks fit an SM (16x16x32 -> 64: 33.5 us in 4 stages, 27.4 in 3).
 //
 // Block: one consumer warpgroup (64 rows of dw: two x boxes) and a producer warp, as in
 // tma_wgmma.cu: per k step the producer's lane 0 issues the two boxes of x (each a tap's 32
