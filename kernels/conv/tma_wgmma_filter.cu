@@ -101,22 +101,51 @@ __device__ __forceinline__ TileCorner corner_of(const FilterLaunch& p, int t) {
 }
 
 // dyT[co][32 t + j] = dy at pixel j of tile t (j = (image, row, column) within the tile, the
-// order TMA stores a box of x in), zero outside the images. Block (32, 8): 32 pixels x 32
-// channels through shared memory, read along dy's channels and written along dyT's pixels.
-__global__ void transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt, const FilterLaunch p) {
-  __shared__ float s[TILE_PIXELS][CHUNK + 1];  // + 1: the column reads hit 32 banks
-  const int t = static_cast<int>(blockIdx.x), co0 = static_cast<int>(blockIdx.y) * CHUNK;
-  const TileCorner c = corner_of(p, t);
-  const int tx = static_cast<int>(threadIdx.x);
-  for (int j = static_cast<int>(threadIdx.y); j < TILE_PIXELS; j += blockDim.y) {
-    const int n = c.n + j / (p.tile.w * p.tile.h), oh = c.oh + j / p.tile.w % p.tile.h, ow = c.ow + j % p.tile.w;
-    const bool inside = n < p.batch && oh < p.out_h && ow < p.out_w && co0 + tx < p.out_c;
-    s[j][tx] = inside ? dy[((int64_t{n} * p.out_h + oh) * p.out_w + ow) * p.out_c + co0 + tx] : 0.0f;
+// order TMA stores a box of x in), zero outside the images. A block takes COPY_TILES pixel
+// tiles (128 pixels) by 32 channels, 16 KB, through shared memory: read along dy's channels
+// (8 lanes a pixel's 128 bytes, 16-byte loads where out_c allows), written along dyT's pixels.
+// Napkin: CIFAR's 32x32x32 layer moves 13 MB each way, ~7 us at ~4 TB/s. Blocks of one tile
+// (4 KB, four 4-byte loads a thread) took 29 us there (ncu, H200): too few bytes in flight an
+// SM to cover the memory's latency; each thread now has four 16-byte loads out at once.
+constexpr int COPY_TILES = 4;
+constexpr int COPY_THREADS = 256;
+__global__ void __launch_bounds__(COPY_THREADS) transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt,
+                                                                    const FilterLaunch p) {
+  constexpr int PIXELS = COPY_TILES * TILE_PIXELS;
+  constexpr int PIXELS_A_PASS = COPY_THREADS / (CHUNK / 4);  // 8 threads a pixel, 4 channels each
+  __shared__ float s[PIXELS][CHUNK + 1];  // + 1: both the row stores and the column reads hit 32 banks
+  const int t0 = static_cast<int>(blockIdx.x) * COPY_TILES, co0 = static_cast<int>(blockIdx.y) * CHUNK;
+  const int tid = static_cast<int>(threadIdx.x), c = tid % (CHUNK / 4) * 4;
+  const bool vec = p.out_c % 4 == 0;  // every pixel's channels start 16-byte aligned (dy is)
+  float4 v[PIXELS / PIXELS_A_PASS];
+#pragma unroll
+  for (int i = 0; i < PIXELS / PIXELS_A_PASS; ++i) {
+    const int j = tid / (CHUNK / 4) + i * PIXELS_A_PASS, t = t0 + j / TILE_PIXELS, in_tile = j % TILE_PIXELS;
+    const TileCorner corner = corner_of(p, t);
+    const int n = corner.n + in_tile / (p.tile.w * p.tile.h), oh = corner.oh + in_tile / p.tile.w % p.tile.h,
+              ow = corner.ow + in_tile % p.tile.w;
+    const bool inside = t < p.tile.count && n < p.batch && oh < p.out_h && ow < p.out_w;
+    const float* q = dy + ((int64_t{n} * p.out_h + oh) * p.out_w + ow) * p.out_c + co0 + c;
+    const int left = inside ? p.out_c - co0 - c : 0;  // channels of this group inside dy
+    if (vec && left >= 4) {
+      v[i] = __ldg(reinterpret_cast<const float4*>(q));
+    } else {
+      v[i] = make_float4(left > 0 ? q[0] : 0.0f, left > 1 ? q[1] : 0.0f, left > 2 ? q[2] : 0.0f, 0.0f);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < PIXELS / PIXELS_A_PASS; ++i) {
+    float* row = s[tid / (CHUNK / 4) + i * PIXELS_A_PASS] + c;
+    row[0] = v[i].x;
+    row[1] = v[i].y;
+    row[2] = v[i].z;
+    row[3] = v[i].w;
   }
   __syncthreads();
   const int64_t ld = p.tile.count * TILE_PIXELS;
-  for (int k = static_cast<int>(threadIdx.y); k < CHUNK && co0 + k < p.out_c; k += blockDim.y)
-    dyt[(co0 + k) * ld + int64_t{t} * TILE_PIXELS + tx] = s[tx][k];
+  const int pixels = min(PIXELS, static_cast<int>(ld - int64_t{t0} * TILE_PIXELS));
+  for (int k = tid / 32; k < CHUNK && co0 + k < p.out_c; k += COPY_THREADS / 32)
+    for (int j = tid % 32; j < pixels; j += 32) dyt[(co0 + k) * ld + int64_t{t0} * TILE_PIXELS + j] = s[j][k];
 }
 
 // Element (pixel p, channel c) of a 32 x 32 box in TMA's 128-byte swizzle: pixel p's row of
@@ -271,9 +300,9 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   float* const dyt = workspace;
   p.out = plan.slices > 1 ? workspace + g.out_c * k : dw;
 
-  const dim3 copy_grid(static_cast<unsigned>(to_int(plan.pixels.count, "the pixel tiles")),
+  const dim3 copy_grid(static_cast<unsigned>((to_int(plan.pixels.count, "the pixel tiles") + COPY_TILES - 1) / COPY_TILES),
                        static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
-  transpose_dy_kernel<<<copy_grid, dim3(CHUNK, 8), 0, stream>>>(dy, dyt, p);
+  transpose_dy_kernel<<<copy_grid, COPY_THREADS, 0, stream>>>(dy, dyt, p);
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
 
   const CUtensorMap x_map =
