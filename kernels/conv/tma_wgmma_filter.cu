@@ -109,8 +109,8 @@ __device__ __forceinline__ TileCorner corner_of(const FilterLaunch& p, int t) {
 // SM to cover the memory's latency; each thread now has four 16-byte loads out at once: 13.4 us.
 constexpr int COPY_TILES = 4;
 constexpr int COPY_THREADS = 256;
-__global__ void __launch_bounds__(COPY_THREADS) transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt,
-                                                                    const FilterLaunch p) {
+__global__ void __launch_bounds__(COPY_THREADS)
+    transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt, const FilterLaunch p) {
   constexpr int PIXELS = COPY_TILES * TILE_PIXELS;
   constexpr int PIXELS_A_PASS = COPY_THREADS / (CHUNK / 4);  // 8 threads a pixel, 4 channels each
   __shared__ float s[PIXELS][CHUNK + 1];  // + 1: both the row stores and the column reads hit 32 banks
@@ -300,8 +300,8 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   float* const dyt = workspace;
   p.out = plan.slices > 1 ? workspace + g.out_c * k : dw;
 
-  const dim3 copy_grid(static_cast<unsigned>((to_int(plan.pixels.count, "the pixel tiles") + COPY_TILES - 1) / COPY_TILES),
-                       static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
+  const int copy_blocks = (to_int(plan.pixels.count, "the pixel tiles") + COPY_TILES - 1) / COPY_TILES;
+  const dim3 copy_grid(static_cast<unsigned>(copy_blocks), static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
   transpose_dy_kernel<<<copy_grid, COPY_THREADS, 0, stream>>>(dy, dyt, p);
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
 
