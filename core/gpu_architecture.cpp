@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "core/error.h"
-#include "core/ops/matmul.h"  // GPU_MATMUL_SMALL_TF32_MIN_K
+#include "core/ops/matmul.h"  // GPU_MATMUL_SMALL_TF32_MIN_K, _MIN_FMA
 
 namespace engine {
 namespace {
@@ -128,7 +128,8 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
     families.emplace_back("tf32", "no TF32 tensor cores below compute capability 8.0: FP32 instead");
   }
   std::string matmul = tensor_cores ? detail::concat("split-K for small outputs (FP32 FMA; TF32 mma.sync from K = ",
-                                                     GPU_MATMUL_SMALL_TF32_MIN_K, " on); for large ones ")
+                                                     GPU_MATMUL_SMALL_TF32_MIN_K, " or ", GPU_MATMUL_SMALL_TF32_MIN_FMA >> 20,
+                                                     " M multiply-adds on); for large ones ")
                                      : "FP32 FMA split-K for small outputs; for large ones ";
   if (tensor_cores) {
     matmul += c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a), mma.sync where a wave of tiles is not filled"

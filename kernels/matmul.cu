@@ -47,8 +47,9 @@ namespace {
 //    tiles and K a multiple of 4, v11 (TMA + wgmma, the fastest TF32 rung by far): it reads
 //    both operands K-major only, so an operand stored the other way is first copied
 //    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small outputs stay
-//    on small_splitk, in FP32 where K is shallow (there the time is latency, not arithmetic,
-//    and FP32 is exact), on its TF32 tensor-core form from GPU_MATMUL_SMALL_TF32_MIN_K on.
+//    on small_splitk, in FP32 where they are shallow and little work (there the time is
+//    latency, not arithmetic, and FP32 is exact), on its TF32 tensor-core form from
+//    GPU_MATMUL_SMALL_TF32_MIN_K deep or GPU_MATMUL_SMALL_TF32_MIN_FMA multiply-adds on.
 struct EngineKernel {
   const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
   int tile_m, tile_n;   // its output tile

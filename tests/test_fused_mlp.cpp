@@ -340,11 +340,14 @@ TEST_CASE("the GPU's matmul keeps small, shallow outputs in FP32, the rule --tf3
   CHECK_FALSE(gpu_matmul_small_output(1024, 1024, 784, 132));
   CHECK_FALSE(gpu_matmul_small_output(2048, 2048, 32, 132));
   CHECK(gpu_matmul_small_output(2048, 2048, 32, 512));  // ... unless the GPU has more SMs
-  // FP32 under --tf32 too: the small outputs but the deep ones, as CIFAR's Dense(8192 -> 128)
-  // forward (100 x 128 over 8,192), which the fused MLP never meets (its inputs are shallower).
+  // FP32 under --tf32 too: the small outputs but those 2,048 deep or of 64 M multiply-adds, as
+  // CIFAR's Dense(8192 -> 128) (100 x 128 over 8,192, and its weight gradient, 8,192 x 128 over
+  // 100) and Dogs vs Cats' forward (32 x 64 over 18,496), which the seed MLPs never reach.
   CHECK(gpu_matmul_stays_fp32(32, 128, 784, 132));
   CHECK(gpu_matmul_stays_fp32(1000, 1000, 32, 132));
   CHECK_FALSE(gpu_matmul_stays_fp32(100, 128, 8192, 132));
-  CHECK(gpu_matmul_stays_fp32(8192, 128, 100, 132));  // its weight gradient: shallow
+  CHECK_FALSE(gpu_matmul_stays_fp32(8192, 128, 100, 132));  // its weight gradient: as much work
+  CHECK_FALSE(gpu_matmul_stays_fp32(32, 64, 18496, 132));
+  CHECK(gpu_matmul_stays_fp32(18496, 64, 32, 132));  // and its weight gradient: 38 M
   CHECK_FALSE(gpu_matmul_stays_fp32(1024, 1024, 784, 132));  // large: TF32 kernels
 }

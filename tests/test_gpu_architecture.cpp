@@ -105,7 +105,7 @@ TEST_CASE("choose_kernels: each generation gets its own families") {
   CHECK_FALSE(choose_kernels(h100, false).wgmma_tma);  // a build without sm_90a code
   CHECK(family(choose_kernels(h100, true), true, "matmul").find("wgmma + TMA") != std::string::npos);
   CHECK(family(choose_kernels(h100, true), false, "matmul").find("FP32") != std::string::npos);
-  CHECK(family(choose_kernels(h100, true), true, "matmul").find("TF32 mma.sync from K = 2048") != std::string::npos);
+  CHECK(family(choose_kernels(h100, true), true, "matmul").find("TF32 mma.sync from K = 2048 or 64 M multiply-adds") != std::string::npos);
   // The convolutions: TMA + wgmma for what the Hopper kernel takes, mma.sync for the rest; a
   // build without sm_90a code, or FP32, names neither.
   const std::string hopper_conv = family(choose_kernels(h100, true), true, "conv");

@@ -142,7 +142,8 @@ bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms) {
 }
 
 bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms) {
-  return gpu_matmul_small_output(M, N, K, sms) && K < GPU_MATMUL_SMALL_TF32_MIN_K;
+  return gpu_matmul_small_output(M, N, K, sms) && K < GPU_MATMUL_SMALL_TF32_MIN_K &&
+         M * N * K < GPU_MATMUL_SMALL_TF32_MIN_FMA;
 }
 
 namespace raw {

@@ -18,12 +18,17 @@ constexpr int GPU_MATMUL_LARGE_TILE = 128, GPU_MATMUL_LARGE_MIN_SLICE = 128;
 // either side under GPU_MATMUL_LARGE, or the large kernel's tiles too few to fill the SMs with
 // K too shallow to split them.
 bool gpu_matmul_small_output(int64_t M, int64_t N, int64_t K, int64_t sms);
-// From this depth on, a small output's product is long enough for its FMAs to matter (CIFAR's
-// Dense(8192 -> 128) forward: 210 MFLOP, ~7 us of FP32 FMA on an H100, more than its loads).
+// When a small output's product is long enough for its FMAs to matter: from this depth on
+// (each block walks a long chain of K tiles: CIFAR's Dense(8192 -> 128) forward, Dogs vs
+// Cats' Dense(18496 -> 64)), or from this many multiply-adds on however shallow (CIFAR's
+// Dense(8192 -> 128) at batch 100 is 105 M each way, forward, dx and dW: ~5 us of FP32 FMA
+// on an H100 at full rate, more than its loads).
 constexpr int GPU_MATMUL_SMALL_TF32_MIN_K = 2048;
+constexpr int64_t GPU_MATMUL_SMALL_TF32_MIN_FMA = int64_t{1} << 26;
 // Whether the GPU computes an M x N x K product in FP32 even under --tf32: a small output
-// shallower than GPU_MATMUL_SMALL_TF32_MIN_K, where the time is latency, not arithmetic, and
-// FP32 is exact. Deeper small outputs and large ones use TF32 tensor cores under --tf32.
+// shallower than GPU_MATMUL_SMALL_TF32_MIN_K and of fewer than GPU_MATMUL_SMALL_TF32_MIN_FMA
+// multiply-adds, where the time is latency, not arithmetic, and FP32 is exact. The other
+// small outputs and the large ones use TF32 tensor cores under --tf32.
 bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
 
 namespace raw {
