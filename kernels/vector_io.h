@@ -3,7 +3,8 @@
 // and an Index type of int where every index fits (a 64-bit division or modulo is a software
 // routine of dozens of instructions, and decoding an element's column or pixel takes one or
 // more). Used by max pooling (kernels/pool.cu), the bias + activation epilogue
-// (kernels/activation.cu) and the convolutions' alignment checks.
+// (kernels/activation.cu), the optimizers (kernels/optimizers.cu) and the convolutions'
+// alignment checks.
 #pragma once
 #include <cuda_runtime.h>
 
