@@ -1,4 +1,4 @@
-# apps/bench: seconds per epoch of every training experiment by device (the default setting: every experiment cut short (a few epochs; CPU epochs extrapolated from a few steps; the sweeps bounded) to finish in minutes, 2026-11-28 07:55 UTC).
+# apps/bench: seconds per epoch of every training experiment by device (the default setting: every experiment cut short (a few epochs; CPU epochs extrapolated from a few steps; the sweeps bounded) to finish in minutes, 2026-11-28 12:11 UTC).
 # Run in this folder: gnuplot epoch_seconds.gp
 # CPU: Intel(R) Xeon(R) Processor
 # CPU threads: 16 used of 16 hardware threads
@@ -6,13 +6,13 @@
 # OS: Linux 6.18.44-fc-v657-gpu x86_64
 # Compiler: 13.3.0
 # Engine build: with the CUDA backend
-# GPU: NVIDIA H100 80GB HBM3
-# GPU SMs and memory: 132 SMs, compute capability 9.0, 79 GiB
-# GPU clocks (maximum, CUDA runtime): SM 1980 MHz, memory 2619 MHz on a 5120-bit bus
+# GPU: NVIDIA H200
+# GPU SMs and memory: 132 SMs, compute capability 9.0, 140 GiB
+# GPU clocks (maximum, CUDA runtime): SM 1980 MHz, memory 3201 MHz on a 6016-bit bus
 # CUDA: driver API 13.0, runtime 13.0
-# nvidia-smi (driver, SM clock now, max, memory clock, power limit): 580.159.04, 1980 MHz, 1980 MHz, 2619 MHz, 700.00 W
+# nvidia-smi (driver, SM clock now, max, memory clock, power limit): 580.159.04, 1980 MHz, 1980 MHz, 3201 MHz, 700.00 W
 # cuBLAS / cuDNN (as --device cudnn loaded them): cuBLAS 13.1.0 + cuDNN 9.19.0
-# PyTorch: 2.11.0+cu130, CUDA 13.0, cuDNN 91900, NVIDIA H100 80GB HBM3
+# PyTorch: 2.11.0+cu130, CUDA 13.0, cuDNN 91900, NVIDIA H200
 reset
 set style data histograms
 set style histogram clustered gap 1
