@@ -5,8 +5,8 @@
 // In TF32 on Hopper, the passes of stride-1 convolutions run kernels/conv/tma_wgmma.cu
 // (forward, backward-data) and conv/tma_wgmma_filter.cu (filter gradient) instead, where
 // they apply (conv::hopper_applies); a first layer's forward and filter gradient (1 to 4
-// channels, 1 or 3 for the gradient) have kernels of their own, in FP32
-// (conv/forward_few_channels.cu, conv/backward_filter_few_channels.cu).
+// channels, 1 or 3 for the gradient) have kernels of their own (conv/forward_few_channels.cu
+// in FP32; conv/backward_filter_few_channels.cu in FP32, or on TF32 tensor cores under TF32).
 // Workspaces (split-K partials, the Hopper forward's transposed filters, the Hopper filter
 // gradient's copy of dy) come from the caching allocator: no cudaMalloc in a training step,
 // and a captured graph finds the same addresses on replay.
