@@ -474,7 +474,8 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
   Generator rng(17);
   // Gathered channels (in_c forward, out_c backward) multiples of 32; images of 1x1 and odd
   // sizes, both paddings, 1x1 / 3x3 / 5x3 kernels, batch 1 and 33, output channels that leave
-  // a partial column tile (136), odd counts (3, 5: 4-byte stores).
+  // a partial column tile (136), odd counts (3, 5: 4-byte stores; 10: the filter gradient's
+  // copy of dy reads 4-byte groups of 4 channels).
   const Conv2dGeometry shapes[] = {
       geometry(1, 1, 1, 32, 3, 3, 32, 1, 1, Padding::Same),
       geometry(3, 5, 7, 32, 3, 3, 64, 1, 1, Padding::Valid),
@@ -482,6 +483,7 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
       geometry(5, 6, 6, 96, 1, 1, 3, 1, 1, Padding::Valid),
       geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
       geometry(33, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(3, 6, 5, 32, 3, 3, 10, 1, 1, Padding::Same),
   };
   const conv::HopperTiles tiles[] = {{64, 32}, {64, 64}, {64, 128}, {128, 32}, {128, 64}, {128, 128}};
   for (const Conv2dGeometry& g : shapes) {

@@ -130,7 +130,8 @@ __global__ void __launch_bounds__(COPY_THREADS)
     if (vec && left >= 4) {
       v[i] = __ldg(reinterpret_cast<const float4*>(q));
     } else {
-      v[i] = make_float4(left > 0 ? q[0] : 0.0f, left > 1 ? q[1] : 0.0f, left > 2 ? q[2] : 0.0f, 0.0f);
+      v[i] = make_float4(left > 0 ? q[0] : 0.0f, left > 1 ? q[1] : 0.0f, left > 2 ? q[2] : 0.0f,
+                         left > 3 ? q[3] : 0.0f);
     }
   }
 #pragma unroll
