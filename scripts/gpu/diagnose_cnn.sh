@@ -6,8 +6,8 @@
 #      comparison) and FP32, PyTorch with its TF32 default and without, 3 epochs each: CIFAR-10
 #      on synthetic data of its shape, and the MNIST CNN on Fashion-MNIST where DATA_DIR has
 #      it (the targets are ratios to PyTorch's, same run);
-#   2. ncu's time for every kernel of 3 op-by-op steps of CIFAR --tf32 (which kernels hold the
-#      step);
+#   2. ncu's time for every kernel of 3 op-by-op --tf32 steps of each CNN, grouped by what the
+#      kernels do (scripts/ncu_step_table.py: which kernels hold the step);
 #   3. with SECTIONS=1, ncu's sections (speed of light, occupancy, warp stalls, memory) for
 #      the implicit-GEMM convolutions of one step: what limits each (latency, issue, memory);
 #   4. kernel_bench --conv-only: every conv layer pass, ours vs cuDNN, FP32 and TF32.
@@ -62,25 +62,16 @@ for name in sys.argv[2:]:
     print(f"{name:24s}: epochs 2+ {', '.join(f'{s:.3f}' for s in secs)} s; median {statistics.median(secs):.3f} s" if secs else f"{name:24s}: {sorted(r)[:12]}")
 PY2
 
-echo "== 2. ncu: every kernel of 3 op-by-op --tf32 steps"
-timeout 150 ncu --nvtx --nvtx-include "engine@train_step/" --metrics gpu__time_duration.sum --csv \
-  "${cifar[@]}" --tf32 --no-graph --epochs 1 --steps-per-epoch 3 --test-images 100 \
-  > "$logs/ncu_step_kernels.csv" 2> "$logs/ncu_step_kernels.err"; echo "rc $?"
-python3 - "$logs/ncu_step_kernels.csv" <<'PY'
-import csv, re, sys, collections
-rows = list(csv.reader(open(sys.argv[1])))
-head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
-if head is None: sys.exit("no ncu table")
-h = rows[head]; data = [r for r in rows[head + 1:] if len(r) == len(h)]  # not the app's own lines
-name_i, value_i, grid_i = h.index("Kernel Name"), h.index("Metric Value"), h.index("Grid Size")
-per = collections.defaultdict(float); total = 0.0
-for r in data:
-    us = float(r[value_i].replace(",", "")) / 1000 / 3
-    per[(re.sub(r"\(.*", "", r[name_i])[:70], r[grid_i])] += us; total += us
-print(f"{len(data) // 3} kernels a step, {total:.1f} us a step under ncu; the largest:")
-for (name, grid), us in sorted(per.items(), key=lambda kv: -kv[1])[:24]:
-    print(f"  {us:8.1f} us  {grid:14s} {name}")
-PY
+echo "== 2. ncu: every kernel of 3 op-by-op --tf32 steps, grouped (scripts/ncu_step_table.py)"
+step_table() {  # NAME APP...: ncu over three op-by-op steps of APP, then the table
+  local name=$1; shift
+  timeout 150 ncu --nvtx --nvtx-include "engine@train_step/" --metrics gpu__time_duration.sum --csv \
+    "$@" --tf32 --no-graph --epochs 1 --steps-per-epoch 3 > "$logs/ncu_${name}_steps.csv" 2> "$logs/ncu_${name}_steps.err"
+  echo "$name: rc $?"
+  python3 scripts/ncu_step_table.py "$logs/ncu_${name}_steps.csv" --steps 3
+}
+step_table cifar "${cifar[@]}" --test-images 100
+[ -d "$data/fashion" ] && step_table mnist build-gpu/apps/mnist_cnn --gpu --dataset fashion --data-dir "$data"
 
 if [ -n "${SECTIONS:-}" ]; then
 echo "== 3. ncu sections: the implicit-GEMM convolutions of one --tf32 step"
