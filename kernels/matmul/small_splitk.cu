@@ -168,7 +168,8 @@ __device__ __forceinline__ void multiply_tile(const float (*As)[BM + PAD], const
   }
 }
 
-// The same on TF32 tensor cores (the TF32 form, for deep K: see the header): the 4 warps own
+// The same on TF32 tensor cores (under --tf32 where a product has the arithmetic to pay for it:
+// gpu_matmul_stays_fp32, core/ops/matmul.h): the 4 warps own
 // 16 x 16 quarters of the tile (rows mw.., columns nw..), each k8 step one A fragment and two
 // m16n8k8 products into d[0] (columns nw..nw+7) and d[1] (nw+8..). Fragments as in
 // mma_tf32.h, read from the k-major stages: A(m, k) = As[k][m], B(k, n) = Bs[k][n]. Lanes
