@@ -21,12 +21,13 @@
 // Napkin math, CIFAR's 8x8x128 -> 128 at batch 100 (M = 1,152, N = 128, K = 6,400 pixels, 200
 // tiles of 32): 1.89 GFLOP, 3.8 us at 494 TFLOP/s. A block's k step reads (64 + bn) rows of
 // 128 bytes from L2 for 2 x 64 bn 32 FLOP: 18 blocks x 200 steps x 24 KB = 88 MB, ~16 us at
-// ~5.5 TB/s; dyT is 3.3 MB written and read, ~2 us; the split-K partials (15 slices of
-// 0.6 MB) ~3 us more: ~21 us, measured 24.7 (H200, the copy and the reduction included).
+// ~5.5 TB/s; dyT is 3.3 MB written and read, ~2 us; the split-K partials (20 slices of
+// 0.6 MB) ~3 us more: ~21 us, measured 21.4 (H200, the copy and the reduction included).
 // CIFAR's 32x32x32 -> 32 (M = 288, N = 32, K = 102,400): 5 blocks x 3,200 steps x 12 KB =
-// 197 MB from L2, ~36 us, and a 13 MB dyT, ~9 us: ~45 us, measured 54.3. What bounds it is
-// not the bytes (ncu: L2 at a quarter of its throughput) but each warp's short chain of LDS
-// -> wgmma per k step, with few warps on an SM to cover it: hence 3 stages, not the forward
+// 197 MB from L2, ~36 us, and a 13 MB dyT, ~9 us: ~45 us, measured 41.9. In 4 stages, at most
+// 4 blocks an SM and one-tile blocks for the dy copy it took 52.8: then what bounded it was not
+// the bytes (ncu: L2 at a quarter of its throughput) but each warp's short chain of LDS ->
+// wgmma per k step, with few warps on an SM to cover it: hence 3 stages, not the forward
 // pass's 4, so that up to 6 blocks fit an SM (16x16x32 -> 64: 33.5 us in 4 stages, 27.4 in 3).
 //
 // Block: one consumer warpgroup (64 rows of dw: two x boxes) and a producer warp, as in
