@@ -867,7 +867,8 @@ TEST_CASE("parity: sgd_update, momentum 0 and 0.9") {
     const std::vector<float> v0 = uniform(rng, un, -0.1f, 0.1f);
     Pair grad = both(g, {n});
     for (const float momentum : {0.0f, 0.9f}) {
-      Pair p = both(p0, {n});
+      // With momentum, the parameters at an odd offset: the one-parameter-a-thread form.
+      Pair p = momentum != 0.0f ? both_at_offset(p0, {n}, 1) : both(p0, {n});
       Pair v = momentum == 0.0f ? Pair{} : both(v0, {n});  // undefined at momentum 0, as in nn/
       run_both(
           [&](Side s) { raw::sgd_update(p.on(s), grad.on(s), v.on(s), lr, momentum); });
@@ -895,8 +896,11 @@ TEST_CASE("parity: adam_update at steps 0 and 41, and five steps with increment"
     const std::vector<float> p0 = uniform(rng, un, -1.0f, 1.0f), g = uniform(rng, un, -1.0f, 1.0f);
     const std::vector<float> m0 = uniform(rng, un, -0.1f, 0.1f), v0 = uniform(rng, un, 0.0f, 0.01f);
     Pair grad = both(g, {n});
+    // Step 41 with the parameters at an odd offset, as a slice of a buffer can be: the kernel's
+    // one-parameter-a-thread form (16-byte groups need every buffer aligned).
     for (const int32_t step : {0, 41}) {
-      Pair p = both(p0, {n}), m = both(m0, {n}), v = both(v0, {n}), counter = both_ints({step}, {});
+      Pair p = step == 41 ? both_at_offset(p0, {n}, 1) : both(p0, {n});
+      Pair m = both(m0, {n}), v = both(v0, {n}), counter = both_ints({step}, {});
       run_both([&](Side s) {
         raw::adam_update(p.on(s), grad.on(s), m.on(s), v.on(s), config, counter.on(s));
       });
