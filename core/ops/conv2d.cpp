@@ -7,13 +7,15 @@
 #include "core/batched_rules.h"
 #include "core/dispatch.h"
 #include "core/op_checks.h"
+#include "core/ops/activation.h"
 
 namespace engine {
 namespace {
 
 // y = act(x (*) w + bias), the bias and activation optional (conv2d has neither). Backward:
 // dz = act'(y) dy, with dbias its column sums over the pixels in the same pass (the Dense
-// layer's bias_activation_backward, on the output viewed as rows); dx is the transposed
+// layer's bias_activation_backward, on the output viewed as rows; without an activation, dz is
+// dy and dbias is summed with dw, conv2d_bias_backward_filter); dx is the transposed
 // convolution of dz with w; dw correlates x with dz. The filter gradient goes straight into
 // the parameter's gradient buffer when it may (gradient_destination), like a Dense kernel's.
 class Conv2dNode final : public Node {
@@ -37,9 +39,9 @@ class Conv2dNode final : public Node {
         dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
         Tensor dz_rows = rows(dz);
         raw::bias_activation_backward(act_, rows(y_), rows(dy), dz_rows, db);
-      } else if (db.defined()) {
+      } else if (db.defined() && !needs_input_grad(1)) {
         raw::sum_rows(rows(dy), db);
-      }
+      }  // else db is summed with dw below, from the same reads of dy
     }
     Tensor dx, dw;
     if (needs_input_grad(0)) {  // not for a network's first layer, whose x is data
@@ -49,7 +51,10 @@ class Conv2dNode final : public Node {
     if (needs_input_grad(1)) {
       dw = gradient_destination(1);
       if (!dw.defined()) dw = Tensor::empty(w.shape(), DType::F32, dy.device());
-      raw::conv2d_backward_filter(g_, x, dz, dw);
+      if (db.defined() && act_ == Activation::None)
+        raw::conv2d_bias_backward_filter(g_, x, dz, dw, db);
+      else
+        raw::conv2d_backward_filter(g_, x, dz, dw);
     }
     if (biased()) return {dx, dw, db};
     return {dx, dw};
@@ -165,6 +170,21 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
            [&] { cpu::conv2d_backward_filter(g, x, dy, dw); },
            [&] { ENGINE_CUDA(cuda::conv2d_backward_filter(g, x, dy, dw)); },
            [&] { ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dy, dw)); });
+}
+
+void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
+                                 Tensor& db) {
+  const Tensor rows = dy.view({g.batch * g.out_h * g.out_w, g.out_c});
+  dispatch(dw, [&] { return OpCall{"conv2d_bias_backward_filter", conv_shape(g), conv2d_cost(g)}; },
+           [&] {
+             cpu::conv2d_backward_filter(g, x, dy, dw);
+             cpu::sum_rows(rows, db);
+           },
+           [&] { ENGINE_CUDA(cuda::conv2d_bias_backward_filter(g, x, dy, dw, db)); },
+           [&] {
+             ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dy, dw));
+             ENGINE_CUDA(cuda::sum_rows(rows, db));
+           });
 }
 
 }  // namespace raw
