@@ -113,6 +113,12 @@ void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
   if (conv::few_channels_filter_fits(g, dy.data<float>())) {  // a first layer: 1 or 3 channels
     const Tensor workspace = Tensor::empty(
         {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    if (db && gpu.tf32() && conv::few_channels_fused_fits(g, Activation::None)) {  // db as dy is read
+      conv::few_channels_fused_backward_filter(g, Activation::None, nullptr, x.data<float>(), dy.data<float>(),
+                                               dw.data<float>(), db->data<float>(), workspace.data<float>(),
+                                               multiprocessor_count(), stream());
+      return;
+    }
     conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
                                        workspace.data<float>(), multiprocessor_count(), gpu.tf32(), stream());
     sum_columns();
@@ -141,6 +147,25 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
 void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
                                  Tensor& db) {
   filter_gradient(g, x, dy, dw, &db);
+}
+
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db) {
+  const CudaDevice& gpu = device_of(dw);
+  if (gpu.tf32() && conv::few_channels_filter_fits(g, dy.data<float>()) && conv::few_channels_fused_fits(g, act)) {
+    const Tensor workspace = Tensor::empty(
+        {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
+                                             dw.data<float>(), db.data<float>(), workspace.data<float>(),
+                                             multiprocessor_count(), stream());
+    return;
+  }
+  // Elsewhere dz is written first, as the layer's backward would without this op.
+  const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+  Tensor dz = Tensor::empty(dy.shape(), DType::F32, gpu.device());
+  Tensor dz_rows = dz.view(rows);
+  bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db);
+  filter_gradient(g, x, dz, dw, nullptr);
 }
 
 }  // namespace engine::cuda

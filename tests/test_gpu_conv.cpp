@@ -78,6 +78,21 @@ Tensor poisoned(const Shape& shape, int64_t offset = 0) {
   return on_gpu(std::vector<float>(static_cast<size_t>(numel(shape)), NaN), shape, offset);
 }
 
+// A bias gradient against its reference: within `ulps` units of roundoff of each column's sum
+// of |dy| (dy's rows of out_c), the bound of float sums of those terms in any fixed order.
+void check_column_sums(const std::string& what, const std::vector<float>& got, const std::vector<double>& want,
+                       const std::vector<float>& dy, double ulps) {
+  std::vector<double> scale(got.size(), 0.0);
+  for (size_t i = 0; i < dy.size(); ++i) scale[i % scale.size()] += std::fabs(dy[i]);
+  size_t bad = 0;
+  for (size_t c = 0; c < got.size(); ++c)
+    if (!(std::fabs(got[c] - want[c]) <= ulps * U * scale[c] + 1e-30)) ++bad;
+  INFO(what);
+  CHECK(bad == 0);
+}
+
+std::vector<double> widened(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
 // A reference result: the exact value (in double) and sum |terms|, per element.
 struct Reference {
   std::vector<double> value, magnitude;
@@ -543,11 +558,8 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
     const Reference r = reference_of(conv::Pass::BackwardFilter, g, o);
     check_dispatched_pass(gpu, conv::Pass::BackwardFilter, g, o, r, true);
     // dy's column sums (the bias gradient the dy copy adds up), in double.
-    std::vector<double> column_sums(static_cast<size_t>(g.out_c), 0.0), column_scale(column_sums.size(), 0.0);
-    for (size_t i = 0; i < o.dy.size(); ++i) {
-      column_sums[i % column_sums.size()] += o.dy[i];
-      column_scale[i % column_sums.size()] += std::fabs(o.dy[i]);
-    }
+    std::vector<double> column_sums(static_cast<size_t>(g.out_c), 0.0);
+    for (size_t i = 0; i < o.dy.size(); ++i) column_sums[i % column_sums.size()] += o.dy[i];
     // Every tile, unsplit and in 2 and 3 slices of the pixel tiles (the last one shorter where
     // they do not divide), the workspace poisoned: what the pass reads, it wrote first; with
     // and without the bias gradient.
@@ -565,15 +577,7 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
           const std::string what = str("backward_filter on Hopper, tiles 64x", bn, ", ", plan.slices, " slices of ",
                                        plan.slice_tiles, " pixel tiles", with_bias ? ", with db, " : ", ", describe(g));
           expect_close(r, dw.to_vector(), true, what);
-          if (!with_bias) continue;
-          // Float sums of FP32 values (no TF32 here), in some fixed order: a few ulps of the
-          // sum of magnitudes per addition level.
-          const std::vector<float> got = db.to_vector();
-          size_t bad = 0;
-          for (size_t c = 0; c < got.size(); ++c)
-            if (!(std::fabs(got[c] - column_sums[c]) <= 128.0 * U * column_scale[c] + 1e-30)) ++bad;
-          INFO(what);
-          CHECK(bad == 0);
+          if (with_bias) check_column_sums(what, db.to_vector(), column_sums, o.dy, 128.0);  // FP32 sums
         }
       }
     }
@@ -695,6 +699,63 @@ TEST_CASE("the few-channels filter gradient: its FMA and TF32 forms, 1 and 3 cha
   }
 }
 
+TEST_CASE("the first layer's fused filter gradient: act'(y) and the bias sums as dy is read, dz never written") {
+  if (!cuda::device_caps().kernels.tf32_mma) {
+    MESSAGE("skipped: no TF32 tensor cores on this GPU");
+    return;
+  }
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(29);
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 5, 7, 1, 3, 3, 8, 1, 1, Padding::Same),
+      geometry(3, 9, 9, 3, 3, 3, 16, 2, 2, Padding::Valid),
+      geometry(33, 8, 8, 3, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(4, 40, 30, 1, 3, 3, 32, 1, 2, Padding::Same),
+  };
+  const int sms = cuda::multiprocessor_count();
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    // A Relu layer's output: half of it zero, where act' is 0.
+    std::vector<float> y_values(o.dy.size());
+    for (float& v : y_values) v = std::max(0.0f, rng.uniform() - 0.5f);
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape()), y = on_gpu(y_values, g.y_shape());
+    const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+    for (const Activation act : {Activation::None, Activation::Relu}) {
+      REQUIRE(conv::few_channels_fused_fits(g, act));
+      const std::string what = str("fused first-layer filter gradient, act ", static_cast<int>(act), " ", describe(g));
+      INFO(what);
+      // Unfused: dz written (act' dy, or dy itself), then the TF32 form and sum_rows.
+      Tensor dz = act == Activation::None ? dy : poisoned(g.y_shape());
+      Tensor db_ref = poisoned({g.out_c}), dz_rows = dz.view(rows);
+      if (act == Activation::None) raw::sum_rows(dy.view(rows), db_ref);
+      else raw::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db_ref);
+      Tensor dw_ref = poisoned(g.w_shape());
+      const Tensor workspace = Tensor::full({conv::few_channels_workspace_floats(g, sms)}, NaN, Device::cuda());
+      conv::few_channels_backward_filter(g, x.data<float>(), dz.data<float>(), dw_ref.data<float>(),
+                                         workspace.data<float>(), sms, true, cuda::stream());
+      // Fused: the same dz values rounded the same way, so the same dw to the bit; db is the
+      // same sum in another order.
+      Tensor dw = poisoned(g.w_shape()), db = poisoned({g.out_c});
+      const Tensor workspace2 = Tensor::full({conv::few_channels_workspace_floats(g, sms)}, NaN, Device::cuda());
+      conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
+                                               dw.data<float>(), db.data<float>(), workspace2.data<float>(), sms,
+                                               cuda::stream());
+      CHECK(dw.to_vector() == dw_ref.to_vector());
+      const std::vector<float> got = db.to_vector();
+      check_column_sums(what, got, widened(db_ref.to_vector()), o.dy, 256.0);
+      // Through the dispatch point under --tf32: the fused kernel, the same bits.
+      if (act == Activation::Relu) {
+        gpu.set_tf32(true);
+        Tensor dw_op = poisoned(g.w_shape()), db_op = poisoned({g.out_c});
+        raw::conv2d_activation_backward_filter(g, act, y, x, dy, dw_op, db_op);
+        gpu.set_tf32(false);
+        CHECK(dw_op.to_vector() == dw.to_vector());
+        CHECK(db_op.to_vector() == got);
+      }
+    }
+  }
+}
+
 TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(y + bias), fused or not") {
   DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(18);
@@ -750,13 +811,7 @@ TEST_CASE("conv2d_bias_backward_filter on the GPU: dw as conv2d_backward_filter'
       INFO(what);
       CHECK(dw.to_vector() == dw_alone.to_vector());  // the same kernels compute dw
       // db: the same sums in another order where the dy copy adds them up.
-      const std::vector<float> got = db.to_vector(), want = db_alone.to_vector();
-      std::vector<double> scale(got.size(), 0.0);
-      for (size_t i = 0; i < o.dy.size(); ++i) scale[i % scale.size()] += std::fabs(o.dy[i]);
-      size_t bad = 0;
-      for (size_t c = 0; c < got.size(); ++c)
-        if (!(std::fabs(static_cast<double>(got[c]) - want[c]) <= 256.0 * U * scale[c] + 1e-30)) ++bad;
-      CHECK(bad == 0);
+      check_column_sums(what, db.to_vector(), widened(db_alone.to_vector()), o.dy, 256.0);
     }
   }
 }

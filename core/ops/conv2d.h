@@ -37,6 +37,12 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
 // for dw anyway (the Hopper filter gradient's copy of dy).
 void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
                                  Tensor& db);
+// dw and db of a conv2d_bias_activation (act not None) whose input needs no gradient (a
+// network's first layer): dz = act'(y) dy is their operand only, so where the backend can, the
+// filter gradient applies act' as it reads dy and dz is never written (the few-channels
+// kernel's TF32 form); elsewhere bias_activation_backward writes dz first.
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db);
 }  // namespace raw
 
 namespace cpu {
@@ -53,6 +59,8 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tenso
 void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
 void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
                                  Tensor& db);
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db);
 }  // namespace cuda
 
 namespace vendor {
