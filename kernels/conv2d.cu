@@ -10,6 +10,7 @@
 // Workspaces (split-K partials, the Hopper forward's transposed filters, the Hopper filter
 // gradient's copy of dy) come from the caching allocator: no cudaMalloc in a training step,
 // and a captured graph finds the same addresses on replay.
+#include "core/ops/activation.h"
 #include "core/ops/conv2d.h"
 #include "core/ops/strided_copy.h"
 #include "kernels/conv/backward_filter_few_channels.h"
@@ -100,13 +101,27 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tenso
   });
 }
 
-void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw) {
+namespace {
+
+// dw, and db = dy's column sums when db is given: the Hopper filter gradient sums them while
+// it copies dy; elsewhere sum_rows does, a pass over dy of its own.
+void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db) {
   const CudaDevice& gpu = device_of(dw);
+  const auto sum_columns = [&] {
+    if (db) sum_rows(dy.view({g.batch * g.out_h * g.out_w, g.out_c}), *db);
+  };
   if (conv::few_channels_filter_fits(g, dy.data<float>())) {  // a first layer: 1 or 3 channels
     const Tensor workspace = Tensor::empty(
         {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    if (db && gpu.tf32() && conv::few_channels_fused_fits(g, Activation::None)) {  // db as dy is read
+      conv::few_channels_fused_backward_filter(g, Activation::None, nullptr, x.data<float>(), dy.data<float>(),
+                                               dw.data<float>(), db->data<float>(), workspace.data<float>(),
+                                               multiprocessor_count(), stream());
+      return;
+    }
     conv::few_channels_backward_filter(g, x.data<float>(), dy.data<float>(), dw.data<float>(),
                                        workspace.data<float>(), multiprocessor_count(), gpu.tf32(), stream());
+    sum_columns();
     return;
   }
   if (gpu.tf32() && conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(),
@@ -114,12 +129,43 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
     const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
     const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
     conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
-                                 workspace.data<float>(), stream());
+                                 db ? db->data<float>() : nullptr, workspace.data<float>(), stream());
     return;
   }
   run_pass(conv::Pass::BackwardFilter, g, gpu, [&](const conv::Tiling& t, float* workspace) {
     conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), dw.data<float>(), workspace, stream());
   });
+  sum_columns();
+}
+
+}  // namespace
+
+void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw) {
+  filter_gradient(g, x, dy, dw, nullptr);
+}
+
+void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
+                                 Tensor& db) {
+  filter_gradient(g, x, dy, dw, &db);
+}
+
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db) {
+  const CudaDevice& gpu = device_of(dw);
+  if (gpu.tf32() && conv::few_channels_filter_fits(g, dy.data<float>()) && conv::few_channels_fused_fits(g, act)) {
+    const Tensor workspace = Tensor::empty(
+        {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
+                                             dw.data<float>(), db.data<float>(), workspace.data<float>(),
+                                             multiprocessor_count(), stream());
+    return;
+  }
+  // Elsewhere dz is written first, as the layer's backward would without this op.
+  const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+  Tensor dz = Tensor::empty(dy.shape(), DType::F32, gpu.device());
+  Tensor dz_rows = dz.view(rows);
+  bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db);
+  filter_gradient(g, x, dz, dw, nullptr);
 }
 
 }  // namespace engine::cuda

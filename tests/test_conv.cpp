@@ -349,14 +349,16 @@ TEST_CASE("conv2d_bias_activation equals conv2d then bias_activation: values, gr
       Tensor x = random(x_shape).set_requires_grad(true);
       Tensor w = random(w_shape).set_requires_grad(true);
       Tensor b = random(b_shape).set_requires_grad(true);
-      const auto fused = [&] { return engine::conv2d_bias_activation(x, w, b, act, stride, padding); };
-      const auto composed = [&] {
-        const Tensor z = engine::conv2d(x, w, stride, padding);
+      const auto fused = [&](const Tensor& input) {
+        return engine::conv2d_bias_activation(input, w, b, act, stride, padding);
+      };
+      const auto composed = [&](const Tensor& input) {
+        const Tensor z = engine::conv2d(input, w, stride, padding);
         const Shape shape = z.shape();
         const Tensor rows = engine::reshape(z, {shape[0] * shape[1] * shape[2], shape[3]});
         return engine::reshape(engine::bias_activation(rows, b, act), shape);
       };
-      const Tensor y = fused(), y_ref = composed();
+      const Tensor y = fused(x), y_ref = composed(x);
       REQUIRE(y.shape() == y_ref.shape());
       CHECK(normwise_error(y.to_vector(), as_doubles(y_ref)) <= 1e-6);
       // Gradients of sum(y * r) for the same r: x, w and the bias.
@@ -373,6 +375,21 @@ TEST_CASE("conv2d_bias_activation equals conv2d then bias_activation: values, gr
       for (size_t i = 0; i < g.size(); ++i) {
         std::vector<double> expected(g_ref[i].begin(), g_ref[i].end());
         CHECK(normwise_error(g[i], expected) <= 1e-6);
+      }
+      // A network's first layer, whose input needs no gradient: the filter and bias gradients
+      // come from one op (conv2d_activation_backward_filter, or conv2d_bias_backward_filter
+      // without an activation), the same as composed.
+      {
+        const Tensor data = x.detach();
+        w.set_grad(Tensor());
+        b.set_grad(Tensor());
+        engine::sum(engine::mul(fused(data), r)).backward();
+        const std::vector<float> dw = w.grad().to_vector(), db = b.grad().to_vector();
+        w.set_grad(Tensor());
+        b.set_grad(Tensor());
+        engine::sum(engine::mul(composed(data), r)).backward();
+        CHECK(normwise_error(dw, as_doubles(w.grad())) <= 1e-6);
+        CHECK(normwise_error(db, as_doubles(b.grad())) <= 1e-6);
       }
       // Three directions at once through the node's vjp, as jacobian() takes them.
       const int64_t K = 3;

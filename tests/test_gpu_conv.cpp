@@ -25,6 +25,7 @@
 #include "core/conv_geometry.h"
 #include "core/device_services.h"
 #include "core/error.h"
+#include "core/ops/activation.h"
 #include "core/ops/conv2d.h"
 #include "core/ops/optimizers.h"
 #include "core/ops/pool.h"
@@ -76,6 +77,21 @@ Tensor on_gpu(const std::vector<float>& values, const Shape& shape, int64_t offs
 Tensor poisoned(const Shape& shape, int64_t offset = 0) {
   return on_gpu(std::vector<float>(static_cast<size_t>(numel(shape)), NaN), shape, offset);
 }
+
+// A bias gradient against its reference: within `ulps` units of roundoff of each column's sum
+// of |dy| (dy's rows of out_c), the bound of float sums of those terms in any fixed order.
+void check_column_sums(const std::string& what, const std::vector<float>& got, const std::vector<double>& want,
+                       const std::vector<float>& dy, double ulps) {
+  std::vector<double> scale(got.size(), 0.0);
+  for (size_t i = 0; i < dy.size(); ++i) scale[i % scale.size()] += std::fabs(dy[i]);
+  size_t bad = 0;
+  for (size_t c = 0; c < got.size(); ++c)
+    if (!(std::fabs(got[c] - want[c]) <= ulps * U * scale[c] + 1e-30)) ++bad;
+  INFO(what);
+  CHECK(bad == 0);
+}
+
+std::vector<double> widened(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 
 // A reference result: the exact value (in double) and sum |terms|, per element.
 struct Reference {
@@ -541,28 +557,38 @@ TEST_CASE("the Hopper kernels: every pass at odd shapes, every tile and slicing,
     if (!applies) continue;
     const Reference r = reference_of(conv::Pass::BackwardFilter, g, o);
     check_dispatched_pass(gpu, conv::Pass::BackwardFilter, g, o, r, true);
+    // dy's column sums (the bias gradient the dy copy adds up), in double.
+    std::vector<double> column_sums(static_cast<size_t>(g.out_c), 0.0);
+    for (size_t i = 0; i < o.dy.size(); ++i) column_sums[i % column_sums.size()] += o.dy[i];
     // Every tile, unsplit and in 2 and 3 slices of the pixel tiles (the last one shorter where
-    // they do not divide), the workspace poisoned: what the pass reads, it wrote first.
+    // they do not divide), the workspace poisoned: what the pass reads, it wrote first; with
+    // and without the bias gradient.
     for (const int bn : {32, 64, 128}) {
       for (const int slices : {1, 2, 3}) {
         conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, cuda::multiprocessor_count(), slices);
         plan.bn = bn;
         const Tensor workspace = Tensor::full({plan.workspace_floats(g)}, NaN, Device::cuda());
-        dw = poisoned(g.w_shape());
-        conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
-                                     workspace.data<float>(), cuda::stream());
-        expect_close(r, dw.to_vector(), true,
-                     str("backward_filter on Hopper, tiles 64x", bn, ", ", plan.slices, " slices of ",
-                         plan.slice_tiles, " pixel tiles, ", describe(g)));
+        for (const bool with_bias : {false, true}) {
+          dw = poisoned(g.w_shape());
+          Tensor db = poisoned({g.out_c});
+          conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
+                                       with_bias ? db.data<float>() : nullptr, workspace.data<float>(),
+                                       cuda::stream());
+          const std::string what = str("backward_filter on Hopper, tiles 64x", bn, ", ", plan.slices, " slices of ",
+                                       plan.slice_tiles, " pixel tiles", with_bias ? ", with db, " : ", ", describe(g));
+          expect_close(r, dw.to_vector(), true, what);
+          if (with_bias) check_column_sums(what, db.to_vector(), column_sums, o.dy, 128.0);  // FP32 sums
+        }
       }
     }
   }
   // An empty batch: dw is a sum of nothing.
   const Conv2dGeometry empty = geometry(0, 8, 8, 32, 3, 3, 32, 1, 1, Padding::Same);
-  Tensor dw = poisoned(empty.w_shape());
+  Tensor dw = poisoned(empty.w_shape()), db = poisoned({empty.out_c});
   conv::hopper_backward_filter(empty, conv::plan_hopper_filter(empty, cuda::multiprocessor_count()), nullptr,
-                               nullptr, dw.data<float>(), nullptr, cuda::stream());
+                               nullptr, dw.data<float>(), db.data<float>(), nullptr, cuda::stream());
   for (const float v : dw.to_vector()) CHECK(v == 0.0f);
+  for (const float v : db.to_vector()) CHECK(v == 0.0f);
   // Never a stride of 2.
   const Conv2dGeometry strided = geometry(2, 8, 8, 32, 3, 3, 32, 2, 2, Padding::Same);
   const Tensor a = poisoned(strided.x_shape()), b = poisoned(strided.w_shape()), c = poisoned(strided.y_shape());
@@ -584,7 +610,9 @@ TEST_CASE("the Hopper filter gradient's plan: as many blocks as fit the SMs, sli
   CHECK(plan.pixels.count == 3200);
   CHECK(plan.slices == 128);  // of 25 pixel tiles each
   CHECK(plan.slice_tiles == 25);
-  CHECK(plan.workspace_floats(cifar) == 32 * 3200 * 32 + 128 * 288 * 32);
+  CHECK(plan.copy_blocks() == 800);  // of 4 pixel tiles
+  // dyT, the slices' partial dw, the dy copy's column sums.
+  CHECK(plan.workspace_floats(cifar) == 32 * 3200 * 32 + 128 * 288 * 32 + 800 * 32);
   // 8x8x128 -> 128: 18 blocks of 64 x 128, three an SM (73 KB each): 396 / 18 -> 22 slices
   // wanted, of 10 of the 200 pixel tiles (8 x 1 pixels of 4 images): 20.
   const conv::HopperFilterPlan deep = conv::plan_hopper_filter(geometry(100, 8, 8, 128, 3, 3, 128, 1, 1, Padding::Same), 132);
@@ -671,6 +699,63 @@ TEST_CASE("the few-channels filter gradient: its FMA and TF32 forms, 1 and 3 cha
   }
 }
 
+TEST_CASE("the first layer's fused filter gradient: act'(y) and the bias sums as dy is read, dz never written") {
+  if (!cuda::device_caps().kernels.tf32_mma) {
+    MESSAGE("skipped: no TF32 tensor cores on this GPU");
+    return;
+  }
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(29);
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 5, 7, 1, 3, 3, 8, 1, 1, Padding::Same),
+      geometry(3, 9, 9, 3, 3, 3, 16, 2, 2, Padding::Valid),
+      geometry(33, 8, 8, 3, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(4, 40, 30, 1, 3, 3, 32, 1, 2, Padding::Same),
+  };
+  const int sms = cuda::multiprocessor_count();
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    // A Relu layer's output: half of it zero, where act' is 0.
+    std::vector<float> y_values(o.dy.size());
+    for (float& v : y_values) v = std::max(0.0f, rng.uniform() - 0.5f);
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape()), y = on_gpu(y_values, g.y_shape());
+    const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+    for (const Activation act : {Activation::None, Activation::Relu}) {
+      REQUIRE(conv::few_channels_fused_fits(g, act));
+      const std::string what = str("fused first-layer filter gradient, act ", static_cast<int>(act), " ", describe(g));
+      INFO(what);
+      // Unfused: dz written (act' dy, or dy itself), then the TF32 form and sum_rows.
+      Tensor dz = act == Activation::None ? dy : poisoned(g.y_shape());
+      Tensor db_ref = poisoned({g.out_c}), dz_rows = dz.view(rows);
+      if (act == Activation::None) raw::sum_rows(dy.view(rows), db_ref);
+      else raw::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db_ref);
+      Tensor dw_ref = poisoned(g.w_shape());
+      const Tensor workspace = Tensor::full({conv::few_channels_workspace_floats(g, sms)}, NaN, Device::cuda());
+      conv::few_channels_backward_filter(g, x.data<float>(), dz.data<float>(), dw_ref.data<float>(),
+                                         workspace.data<float>(), sms, true, cuda::stream());
+      // Fused: the same dz values rounded the same way, so the same dw to the bit; db is the
+      // same sum in another order.
+      Tensor dw = poisoned(g.w_shape()), db = poisoned({g.out_c});
+      const Tensor workspace2 = Tensor::full({conv::few_channels_workspace_floats(g, sms)}, NaN, Device::cuda());
+      conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
+                                               dw.data<float>(), db.data<float>(), workspace2.data<float>(), sms,
+                                               cuda::stream());
+      CHECK(dw.to_vector() == dw_ref.to_vector());
+      const std::vector<float> got = db.to_vector();
+      check_column_sums(what, got, widened(db_ref.to_vector()), o.dy, 256.0);
+      // Through the dispatch point under --tf32: the fused kernel, the same bits.
+      if (act == Activation::Relu) {
+        gpu.set_tf32(true);
+        Tensor dw_op = poisoned(g.w_shape()), db_op = poisoned({g.out_c});
+        raw::conv2d_activation_backward_filter(g, act, y, x, dy, dw_op, db_op);
+        gpu.set_tf32(false);
+        CHECK(dw_op.to_vector() == dw.to_vector());
+        CHECK(db_op.to_vector() == got);
+      }
+    }
+  }
+}
+
 TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(y + bias), fused or not") {
   DeviceServices& gpu = device_services(Device::cuda());
   Generator rng(18);
@@ -694,6 +779,39 @@ TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(
                                raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
                              });
       gpu.set_tf32(false);
+    }
+  }
+}
+
+TEST_CASE("conv2d_bias_backward_filter on the GPU: dw as conv2d_backward_filter's, db dy's column sums") {
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(19);
+  // Every path of the filter gradient: the few-channels kernel (3 channels), the Hopper
+  // kernel's copy of dy that sums the columns (32 channels, TF32 on an H100), the implicit
+  // GEMMs (5 channels; FP32), each followed by sum_rows where it does not sum them itself.
+  const Conv2dGeometry shapes[] = {
+      geometry(4, 9, 7, 3, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(33, 8, 8, 32, 3, 3, 40, 1, 1, Padding::Same),
+      geometry(3, 5, 7, 32, 3, 3, 64, 1, 1, Padding::Valid),
+      geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
+  };
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape());
+    const Tensor dy_rows = dy.view({g.batch * g.out_h * g.out_w, g.out_c});
+    for (const bool tf32 : {false, true}) {
+      gpu.set_tf32(tf32);
+      Tensor dw_alone = poisoned(g.w_shape()), db_alone = poisoned({g.out_c});
+      raw::conv2d_backward_filter(g, x, dy, dw_alone);
+      raw::sum_rows(dy_rows, db_alone);
+      Tensor dw = poisoned(g.w_shape()), db = poisoned({g.out_c});
+      raw::conv2d_bias_backward_filter(g, x, dy, dw, db);
+      gpu.set_tf32(false);
+      const std::string what = str("conv2d_bias_backward_filter", tf32 ? " tf32 " : " fp32 ", describe(g));
+      INFO(what);
+      CHECK(dw.to_vector() == dw_alone.to_vector());  // the same kernels compute dw
+      // db: the same sums in another order where the dy copy adds them up.
+      check_column_sums(what, db.to_vector(), widened(db_alone.to_vector()), o.dy, 256.0);
     }
   }
 }

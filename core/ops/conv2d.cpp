@@ -7,13 +7,15 @@
 #include "core/batched_rules.h"
 #include "core/dispatch.h"
 #include "core/op_checks.h"
+#include "core/ops/activation.h"
 
 namespace engine {
 namespace {
 
 // y = act(x (*) w + bias), the bias and activation optional (conv2d has neither). Backward:
 // dz = act'(y) dy, with dbias its column sums over the pixels in the same pass (the Dense
-// layer's bias_activation_backward, on the output viewed as rows); dx is the transposed
+// layer's bias_activation_backward, on the output viewed as rows; without an activation, dz is
+// dy and dbias is summed with dw, conv2d_bias_backward_filter); dx is the transposed
 // convolution of dz with w; dw correlates x with dz. The filter gradient goes straight into
 // the parameter's gradient buffer when it may (gradient_destination), like a Dense kernel's.
 class Conv2dNode final : public Node {
@@ -27,29 +29,39 @@ class Conv2dNode final : public Node {
   std::vector<Tensor> backward(const Tensor& dy) override {
     const Tensor& x = inputs()[0];
     const Tensor& w = inputs()[1];
-    Tensor dz = dy, db;
-    if (biased()) {
-      if (needs_input_grad(2)) {
-        db = gradient_destination(2);
-        if (!db.defined()) db = Tensor::empty(inputs()[2].shape(), DType::F32, dy.device());
-      }
-      if (act_ != Activation::None) {
-        dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
-        Tensor dz_rows = rows(dz);
-        raw::bias_activation_backward(act_, rows(y_), rows(dy), dz_rows, db);
-      } else if (db.defined()) {
-        raw::sum_rows(rows(dy), db);
-      }
-    }
-    Tensor dx, dw;
-    if (needs_input_grad(0)) {  // not for a network's first layer, whose x is data
-      dx = Tensor::empty(x.shape(), DType::F32, dy.device());
-      raw::conv2d_backward_data(g_, dz, w, dx);
+    Tensor dx, dw, db;
+    if (biased() && needs_input_grad(2)) {
+      db = gradient_destination(2);
+      if (!db.defined()) db = Tensor::empty(inputs()[2].shape(), DType::F32, dy.device());
     }
     if (needs_input_grad(1)) {
       dw = gradient_destination(1);
       if (!dw.defined()) dw = Tensor::empty(w.shape(), DType::F32, dy.device());
-      raw::conv2d_backward_filter(g_, x, dz, dw);
+    }
+    // A network's first layer (its x is data: no dx) with an activation: dz = act'(y) dy is only
+    // dw's and db's operand, so the filter gradient applies act' as it reads dy, and dz is
+    // never written.
+    if (act_ != Activation::None && !needs_input_grad(0) && dw.defined() && db.defined()) {
+      raw::conv2d_activation_backward_filter(g_, act_, y_, x, dy, dw, db);
+      return {dx, dw, db};
+    }
+    Tensor dz = dy;
+    if (act_ != Activation::None) {
+      dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
+      Tensor dz_rows = rows(dz);
+      raw::bias_activation_backward(act_, rows(y_), rows(dy), dz_rows, db);
+    } else if (db.defined() && !dw.defined()) {
+      raw::sum_rows(rows(dy), db);
+    }  // else db is summed with dw below, from the same reads of dy
+    if (needs_input_grad(0)) {  // not for a network's first layer, whose x is data
+      dx = Tensor::empty(x.shape(), DType::F32, dy.device());
+      raw::conv2d_backward_data(g_, dz, w, dx);
+    }
+    if (dw.defined()) {
+      if (db.defined() && act_ == Activation::None)
+        raw::conv2d_bias_backward_filter(g_, x, dz, dw, db);
+      else
+        raw::conv2d_backward_filter(g_, x, dz, dw);
     }
     if (biased()) return {dx, dw, db};
     return {dx, dw};
@@ -165,6 +177,44 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
            [&] { cpu::conv2d_backward_filter(g, x, dy, dw); },
            [&] { ENGINE_CUDA(cuda::conv2d_backward_filter(g, x, dy, dw)); },
            [&] { ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dy, dw)); });
+}
+
+void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
+                                 Tensor& db) {
+  const Tensor rows = dy.view({g.batch * g.out_h * g.out_w, g.out_c});
+  dispatch(dw, [&] { return OpCall{"conv2d_bias_backward_filter", conv_shape(g), conv2d_cost(g)}; },
+           [&] {
+             cpu::conv2d_backward_filter(g, x, dy, dw);
+             cpu::sum_rows(rows, db);
+           },
+           [&] { ENGINE_CUDA(cuda::conv2d_bias_backward_filter(g, x, dy, dw, db)); },
+           [&] {
+             ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dy, dw));
+             ENGINE_CUDA(cuda::sum_rows(rows, db));
+           });
+}
+
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db) {
+  const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+  // Where the backend has no fused kernel: dz first, as bias_activation_backward writes it.
+  Tensor dz, dz_rows;
+  const auto new_dz = [&] {
+    dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
+    dz_rows = dz.view(rows);
+  };
+  dispatch(dw, [&] { return OpCall{"conv2d_activation_backward_filter", conv_shape(g), conv2d_cost(g)}; },
+           [&] {
+             new_dz();
+             cpu::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db);
+             cpu::conv2d_backward_filter(g, x, dz, dw);
+           },
+           [&] { ENGINE_CUDA(cuda::conv2d_activation_backward_filter(g, act, y, x, dy, dw, db)); },
+           [&] {
+             new_dz();
+             ENGINE_CUDA(cuda::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db));
+             ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dz, dw));
+           });
 }
 
 }  // namespace raw

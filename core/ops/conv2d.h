@@ -32,6 +32,17 @@ void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, co
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
 // dw = d loss / d w: patches^T @ dy, (K x M) @ (M x out_c) in GEMM terms.
 void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+// The same, and db = the column sums of dy over its (N * out_h * out_w, out_c) rows: the bias
+// gradient of a conv2d_bias_activation without activation, summed where the backend reads dy
+// for dw anyway (the Hopper filter gradient's copy of dy).
+void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
+                                 Tensor& db);
+// dw and db of a conv2d_bias_activation (act not None) whose input needs no gradient (a
+// network's first layer): dz = act'(y) dy is their operand only, so where the backend can, the
+// filter gradient applies act' as it reads dy and dz is never written (the few-channels
+// kernel's TF32 form); elsewhere bias_activation_backward writes dz first.
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db);
 }  // namespace raw
 
 namespace cpu {
@@ -46,6 +57,10 @@ void conv2d_bias_activation_forward(const Conv2dGeometry& g, const Tensor& x, co
                                     const Tensor& bias, Activation act, Tensor& y);
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tensor& w, Tensor& dx);
 void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw);
+void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
+                                 Tensor& db);
+void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
+                                       const Tensor& dy, Tensor& dw, Tensor& db);
 }  // namespace cuda
 
 namespace vendor {

@@ -21,6 +21,8 @@
 // 0.9 MB) is written and read once. So ~40-70 us, bound by reading dy: a small fraction of
 // what the implicit GEMM took.
 #include "kernels/conv/backward_filter_few_channels.h"
+#include "core/error.h"
+#include "kernels/activation_math.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
@@ -47,6 +49,8 @@ struct Args {
   int batch, in_h, in_w, out_h, out_w, out_c;
   int stride_h, stride_w, pad_top, pad_left;
   int64_t pixels, pixels_per_block;
+  const float* y = nullptr;         // the TF32 form with an activation: the layer's output
+  float* bias_partial = nullptr;    // the TF32 form with the bias gradient: (blocks, out_c)
 };
 
 template <int C>
@@ -129,11 +133,20 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_ke
 //
 // At the end the block's 8 warps put their tiles in shared memory and out_c x taps threads add
 // them in warp order; split_k_reduce then adds the blocks' partials in order, as above.
+//
+// Fused (a network's first layer, whose x needs no gradient): with ACT Relu the kernel reads y
+// beside dy and multiplies in act'(y) as it loads B, so dz = act'(y) dy, which only dw and db
+// need, is never written; with BIAS each lane also adds up its B values in FP32, before their
+// rounding, into the bias gradient's partial column sums. Dogs vs Cats' first layer: instead of
+// a column pass reading y and dy and writing dz (270 MB) and this kernel reading dz (90 MB),
+// this kernel reads y and dy (180 MB).
 constexpr int WARPS = THREADS / 32;
 constexpr int TF32_MAX_OUT_C = 32;  // NI <= 4: 8 warps x 32 x 32 floats of shared memory, 32 KB
 
-template <int C, int NI>
-__global__ void __launch_bounds__(THREADS) few_channels_filter_tf32_kernel(Args p) {
+// The fused forms (BIAS) hold more registers: capped so that two blocks still fit an SM (RGB
+// with Relu then spills 12 bytes; 142 registers, one block an SM, without the cap).
+template <int C, int NI, Activation ACT, bool BIAS>
+__global__ void __launch_bounds__(THREADS, BIAS ? BLOCKS_PER_SM : 1) few_channels_filter_tf32_kernel(Args p) {
   constexpr int TAPS = 9 * C;
   constexpr int MI = (TAPS + 15) / 16;
   constexpr int ROWS = 16 * MI, COLS = 8 * NI;
@@ -183,9 +196,19 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_tf32_kernel(Args 
     const bool inside = tap.used && q.k < end && ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
     return inside ? __ldg(p.x + ((q.n * p.in_h + ih) * p.in_w + iw) * C + tap.c) : 0.0f;
   };
-  auto dy_at = [&](const Cursor& q, int col) { return q.k < end ? __ldg(p.dy + q.k * p.out_c + col) : 0.0f; };
+  // dz at pixel q, column col: dy, times act'(y) with an activation; zero past the run.
+  auto dz_at = [&](const Cursor& q, int col) {
+    if (q.k >= end) return 0.0f;
+    const float d = __ldg(p.dy + q.k * p.out_c + col);
+    if constexpr (ACT == Activation::None) {
+      return d;
+    } else {
+      return derivative_from_output<ACT>(__ldg(p.y + q.k * p.out_c + col)) * d;
+    }
+  };
 
   float acc[MI][NI][4] = {};
+  [[maybe_unused]] float column_sum[NI] = {};  // BIAS: this lane's dz at column 8 j + g
   Cursor q0 = cursor(begin + 8 * warp + t), q1 = cursor(begin + 8 * warp + t + 4);
   for (int64_t base = begin + 8 * warp; base < end; base += 8 * WARPS) {
     uint32_t a[MI][4], b[NI][2];
@@ -198,8 +221,10 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_tf32_kernel(Args 
     }
 #pragma unroll
     for (int j = 0; j < NI; ++j) {
-      b[j][0] = gemm::to_tf32(dy_at(q0, 8 * j + g));
-      b[j][1] = gemm::to_tf32(dy_at(q1, 8 * j + g));
+      const float d0 = dz_at(q0, 8 * j + g), d1 = dz_at(q1, 8 * j + g);
+      if constexpr (BIAS) column_sum[j] += d0 + d1;
+      b[j][0] = gemm::to_tf32(d0);
+      b[j][1] = gemm::to_tf32(d1);
     }
 #pragma unroll
     for (int i = 0; i < MI; ++i)
@@ -226,15 +251,39 @@ __global__ void __launch_bounds__(THREADS) few_channels_filter_tf32_kernel(Args 
     for (int w = 0; w < WARPS; ++w) s += tiles[w][m][n];
     out[m * p.out_c + n] = s;
   }
+  if constexpr (BIAS) {
+    // The column sums: the 4 lanes of a group (t) hold the same columns, then the warps in
+    // order, as the tiles.
+    __shared__ float sums[WARPS][COLS];
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      float v = column_sum[j];
+      v += __shfl_xor_sync(0xffffffffu, v, 1);
+      v += __shfl_xor_sync(0xffffffffu, v, 2);
+      if (t == 0) sums[warp][8 * j + g] = v;
+    }
+    __syncthreads();
+    for (int n = static_cast<int>(threadIdx.x); n < COLS; n += THREADS) {
+      float s = 0.0f;
+      for (int w = 0; w < WARPS; ++w) s += sums[w][n];
+      p.bias_partial[int64_t{blockIdx.x} * p.out_c + n] = s;
+    }
+  }
 }
 
-template <int C>
+template <int C, Activation ACT, bool BIAS>
 void launch_tf32(const Args& p, unsigned blocks, cudaStream_t stream) {
   switch (p.out_c / 8) {
-    case 1: few_channels_filter_tf32_kernel<C, 1><<<blocks, THREADS, 0, stream>>>(p); break;
-    case 2: few_channels_filter_tf32_kernel<C, 2><<<blocks, THREADS, 0, stream>>>(p); break;
-    default: few_channels_filter_tf32_kernel<C, 4><<<blocks, THREADS, 0, stream>>>(p); break;
+    case 1: few_channels_filter_tf32_kernel<C, 1, ACT, BIAS><<<blocks, THREADS, 0, stream>>>(p); break;
+    case 2: few_channels_filter_tf32_kernel<C, 2, ACT, BIAS><<<blocks, THREADS, 0, stream>>>(p); break;
+    default: few_channels_filter_tf32_kernel<C, 4, ACT, BIAS><<<blocks, THREADS, 0, stream>>>(p); break;
   }
+}
+
+template <Activation ACT, bool BIAS>
+void launch_tf32(const Conv2dGeometry& g, const Args& p, unsigned blocks, cudaStream_t stream) {
+  if (g.in_c == 1) launch_tf32<1, ACT, BIAS>(p, blocks, stream);
+  else launch_tf32<3, ACT, BIAS>(p, blocks, stream);
 }
 
 int64_t blocks_for(const Conv2dGeometry& g, int multiprocessors) {
@@ -256,14 +305,18 @@ bool few_channels_filter_tf32_fits(const Conv2dGeometry& g) {
   return device_caps().kernels.tf32_mma && g.out_c % 8 == 0 && g.out_c <= TF32_MAX_OUT_C;
 }
 
-int64_t few_channels_workspace_floats(const Conv2dGeometry& g, int multiprocessors) {
-  return blocks_for(g, multiprocessors) * 9 * g.in_c * g.out_c;
+bool few_channels_fused_fits(const Conv2dGeometry& g, Activation act) {
+  return few_channels_filter_tf32_fits(g) && (act == Activation::None || act == Activation::Relu);
 }
 
-void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const float* dy,
-                                  float* dw, float* workspace, int multiprocessors, bool tf32,
-                                  cudaStream_t stream) {
-  const int64_t blocks = blocks_for(g, multiprocessors);
+int64_t few_channels_workspace_floats(const Conv2dGeometry& g, int multiprocessors) {
+  return blocks_for(g, multiprocessors) * (9 * g.in_c + 1) * g.out_c;
+}
+
+namespace {
+
+// The kernels' arguments, and the blocks' split of the pixels.
+Args args_for(const Conv2dGeometry& g, const float* x, const float* dy, float* workspace, int64_t blocks) {
   Args p{x, dy, workspace,
          static_cast<int>(g.batch), static_cast<int>(g.in_h), static_cast<int>(g.in_w),
          static_cast<int>(g.out_h), static_cast<int>(g.out_w), static_cast<int>(g.out_c),
@@ -271,23 +324,55 @@ void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const
          static_cast<int>(g.pad_top), static_cast<int>(g.pad_left),
          g.batch * g.out_h * g.out_w, 0};
   p.pixels_per_block = (p.pixels + blocks - 1) / blocks;
+  return p;
+}
+
+// out (rows x out_c) = the blocks' partials at `partial` added in order: a split-K.
+void add_partials(const float* partial, int64_t rows, int64_t out_c, int64_t blocks, float* out,
+                  cudaStream_t stream) {
+  gemm::Gemm sum;
+  sum.M = static_cast<int>(rows);
+  sum.N = static_cast<int>(out_c);
+  sum.C = out;
+  sum.ldc = sum.N;
+  sum.partial = const_cast<float*>(partial);
+  gemm::split_k_reduce(sum, static_cast<int>(blocks), stream);
+}
+
+}  // namespace
+
+void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const float* dy,
+                                  float* dw, float* workspace, int multiprocessors, bool tf32,
+                                  cudaStream_t stream) {
+  const int64_t blocks = blocks_for(g, multiprocessors);
+  const Args p = args_for(g, x, dy, workspace, blocks);
   const auto grid = static_cast<unsigned>(blocks);
   if (tf32 && few_channels_filter_tf32_fits(g)) {
-    if (g.in_c == 1) launch_tf32<1>(p, grid, stream);
-    else launch_tf32<3>(p, grid, stream);
+    launch_tf32<Activation::None, false>(g, p, grid, stream);
   } else if (g.in_c == 1) {
     few_channels_filter_kernel<1><<<grid, THREADS, 0, stream>>>(p);
   } else {
     few_channels_filter_kernel<3><<<grid, THREADS, 0, stream>>>(p);
   }
   CHECK_LAUNCH();
-  gemm::Gemm sum;  // dw = the blocks' partials added in order: a (9 in_c x out_c) split-K
-  sum.M = static_cast<int>(9 * g.in_c);
-  sum.N = static_cast<int>(g.out_c);
-  sum.C = dw;
-  sum.ldc = sum.N;
-  sum.partial = workspace;
-  gemm::split_k_reduce(sum, static_cast<int>(blocks), stream);
+  add_partials(workspace, 9 * g.in_c, g.out_c, blocks, dw, stream);
+}
+
+void few_channels_fused_backward_filter(const Conv2dGeometry& g, Activation act, const float* y, const float* x,
+                                        const float* dy, float* dw, float* db, float* workspace,
+                                        int multiprocessors, cudaStream_t stream) {
+  ENGINE_CHECK(few_channels_fused_fits(g, act), "few_channels_fused_backward_filter: not a shape or activation "
+               "its TF32 kernel takes");
+  const int64_t blocks = blocks_for(g, multiprocessors);
+  Args p = args_for(g, x, dy, workspace, blocks);
+  p.y = y;
+  p.bias_partial = workspace + blocks * 9 * g.in_c * g.out_c;
+  const auto grid = static_cast<unsigned>(blocks);
+  if (act == Activation::Relu) launch_tf32<Activation::Relu, true>(g, p, grid, stream);
+  else launch_tf32<Activation::None, true>(g, p, grid, stream);
+  CHECK_LAUNCH();
+  add_partials(workspace, 9 * g.in_c, g.out_c, blocks, dw, stream);
+  add_partials(p.bias_partial, 1, g.out_c, blocks, db, stream);
 }
 
 }  // namespace engine::cuda::conv

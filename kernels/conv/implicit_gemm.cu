@@ -156,7 +156,7 @@ HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices
 
 int64_t HopperFilterPlan::workspace_floats(const Conv2dGeometry& g) const {
   const int64_t partials = slices > 1 ? int64_t{slices} * g.kernel_h * g.kernel_w * g.in_c * g.out_c : 0;
-  return g.out_c * pixels.count * FILTER_PIXEL_TILE + partials;
+  return g.out_c * pixels.count * FILTER_PIXEL_TILE + partials + copy_blocks() * g.out_c;
 }
 
 // Tiles of 128 x (the narrowest bn that holds N) where they give every SM a block; else 64
@@ -182,7 +182,7 @@ void hopper_backward_data(const Conv2dGeometry&, const HopperTiles&, const float
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 void hopper_backward_filter(const Conv2dGeometry&, const HopperFilterPlan&, const float*, const float*, float*,
-                            float*, cudaStream_t) {
+                            float*, float*, cudaStream_t) {
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 #endif

@@ -57,18 +57,25 @@ PixelTile choose_pixel_tile(int pixels, int64_t batch, int64_t height, int64_t w
 // 64 x bn, the output pixels in tiles of 32 (the reduction's k steps), split into `slices`
 // runs of `slice_tiles` pixel tiles each (blockIdx.z), whose partial dw gemm::split_k_reduce
 // adds in order.
+// dy is first copied K-major in blocks of DY_COPY_TILES pixel tiles, which can also sum dy's
+// columns (the bias gradient) as they go.
+constexpr int DY_COPY_TILES = 4;
 struct HopperFilterPlan {
   int bn = 128;  // 32, 64 or 128
   PixelTile pixels;
   int slices = 1, slice_tiles = 0;
-  // The workspace: dy copied as (out_c, pixel tiles x 32), then the slices' partials if split.
+  // The dy copy's blocks along the pixels.
+  int64_t copy_blocks() const { return (pixels.count + DY_COPY_TILES - 1) / DY_COPY_TILES; }
+  // The workspace: dy copied as (out_c, pixel tiles x 32), the slices' partials if split, then
+  // the copy blocks' column sums of dy (copy_blocks x out_c).
   int64_t workspace_floats(const Conv2dGeometry& g) const;
 };
 // The engine's plan on a GPU of `sms` SMs: the narrowest bn that holds out_c, and slices for
 // as many blocks as fit the SMs at once (`slices` > 0: about that many, for the tests).
 HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices = 0);
-// dw = the filter gradient of x and dy, in TF32. `workspace`: plan.workspace_floats(g) floats.
+// dw = the filter gradient of x and dy, in TF32, and db = dy's column sums unless db is null.
+// `workspace`: plan.workspace_floats(g) floats.
 void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& plan, const float* x,
-                            const float* dy, float* dw, float* workspace, cudaStream_t stream);
+                            const float* dy, float* dw, float* db, float* workspace, cudaStream_t stream);
 
 }  // namespace engine::cuda::conv

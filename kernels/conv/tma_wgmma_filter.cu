@@ -102,16 +102,20 @@ __device__ __forceinline__ TileCorner corner_of(const FilterLaunch& p, int t) {
 }
 
 // dyT[co][32 t + j] = dy at pixel j of tile t (j = (image, row, column) within the tile, the
-// order TMA stores a box of x in), zero outside the images. A block takes COPY_TILES pixel
+// order TMA stores a box of x in), zero outside the images. A block takes DY_COPY_TILES pixel
 // tiles (128 pixels) by 32 channels, 16 KB, through shared memory: read along dy's channels
 // (8 lanes a pixel's 128 bytes, 16-byte loads where out_c allows), written along dyT's pixels.
 // Napkin: CIFAR's 32x32x32 layer moves 13 MB each way, ~7 us at ~4 TB/s. Blocks of one tile
 // (4 KB, four 4-byte loads a thread) took 29 us there (ncu, H200): too few bytes in flight an
 // SM to cover the memory's latency; each thread now has four 16-byte loads out at once: 13.4 us.
-constexpr int COPY_TILES = 4;
+// With column_sums, each warp also adds up the 128 pixels of the channels it writes (in a
+// fixed order: the same bits every run) into column_sums[block][channel], the bias gradient's
+// partials: a conv layer without activation then reads dy once for dw and db, not twice.
+constexpr int COPY_TILES = DY_COPY_TILES;
 constexpr int COPY_THREADS = 256;
 __global__ void __launch_bounds__(COPY_THREADS)
-    transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt, const FilterLaunch p) {
+    transpose_dy_kernel(const float* __restrict__ dy, float* __restrict__ dyt, float* __restrict__ column_sums,
+                        const FilterLaunch p) {
   constexpr int PIXELS = COPY_TILES * TILE_PIXELS;
   constexpr int PIXELS_A_PASS = COPY_THREADS / (CHUNK / 4);  // 8 threads a pixel, 4 channels each
   __shared__ float s[PIXELS][CHUNK + 1];  // + 1: both the row stores and the column reads hit 32 banks
@@ -146,8 +150,17 @@ __global__ void __launch_bounds__(COPY_THREADS)
   __syncthreads();
   const int64_t ld = p.tile.count * TILE_PIXELS;
   const int pixels = min(PIXELS, static_cast<int>(ld - int64_t{t0} * TILE_PIXELS));
-  for (int k = tid / 32; k < CHUNK && co0 + k < p.out_c; k += COPY_THREADS / 32)
-    for (int j = tid % 32; j < pixels; j += 32) dyt[(co0 + k) * ld + int64_t{t0} * TILE_PIXELS + j] = s[j][k];
+  for (int k = tid / 32; k < CHUNK && co0 + k < p.out_c; k += COPY_THREADS / 32) {
+    float sum = 0.0f;
+    for (int j = tid % 32; j < pixels; j += 32) {
+      dyt[(co0 + k) * ld + int64_t{t0} * TILE_PIXELS + j] = s[j][k];
+      sum += s[j][k];
+    }
+    if (column_sums == nullptr) continue;  // uniform across the block
+#pragma unroll
+    for (int lanes = 16; lanes > 0; lanes /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, lanes);
+    if (tid % 32 == 0) column_sums[int64_t{blockIdx.x} * p.out_c + co0 + k] = sum;
+  }
 }
 
 // Element (pixel p, channel c) of a 32 x 32 box in TMA's 128-byte swizzle: pixel p's row of
@@ -276,7 +289,7 @@ void launch_tiles(const CUtensorMap& x_map, const CUtensorMap& dyt_map, const Fi
 }  // namespace
 
 void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& plan, const float* x, const float* dy,
-                            float* dw, float* workspace, cudaStream_t stream) {
+                            float* dw, float* db, float* workspace, cudaStream_t stream) {
   ENGINE_CHECK(plan.bn == 32 || plan.bn == 64 || plan.bn == 128, "conv2d on Hopper: no filter-gradient kernel for ",
                plan.bn, " columns");
   FilterLaunch p{};
@@ -294,18 +307,31 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   ENGINE_CHECK(p.in_c % CHUNK == 0, "conv2d on Hopper: the filter gradient gathers 32 channels at a time, not ",
                p.in_c);
   if (int64_t{p.rows} * p.out_c == 0) return;
-  if (plan.pixels.count == 0) {  // an empty batch: dw is a sum of nothing
+  if (plan.pixels.count == 0) {  // an empty batch: dw and db are sums of nothing
     CHECK_CUDA(cudaMemsetAsync(dw, 0, sizeof(float) * p.rows * p.out_c, stream));
+    if (db) CHECK_CUDA(cudaMemsetAsync(db, 0, sizeof(float) * p.out_c, stream));
     return;
   }
+  // The workspace: dyT, the slices' partial dw (if split), the copy blocks' column sums.
   const int64_t k = plan.pixels.count * TILE_PIXELS;
+  const int64_t partial_floats = plan.slices > 1 ? int64_t{plan.slices} * p.rows * p.out_c : 0;
   float* const dyt = workspace;
   p.out = plan.slices > 1 ? workspace + g.out_c * k : dw;
+  float* const column_sums = db ? workspace + g.out_c * k + partial_floats : nullptr;
 
-  const int copy_blocks = (to_int(plan.pixels.count, "the pixel tiles") + COPY_TILES - 1) / COPY_TILES;
+  const int copy_blocks = to_int(plan.copy_blocks(), "the dy copy's blocks");
   const dim3 copy_grid(static_cast<unsigned>(copy_blocks), static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
-  transpose_dy_kernel<<<copy_grid, COPY_THREADS, 0, stream>>>(dy, dyt, p);
+  transpose_dy_kernel<<<copy_grid, COPY_THREADS, 0, stream>>>(dy, dyt, column_sums, p);
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
+  if (db) {  // db = the copy blocks' column sums added in order
+    gemm::Gemm sum;
+    sum.M = 1;
+    sum.N = p.out_c;
+    sum.C = db;
+    sum.ldc = p.out_c;
+    sum.partial = column_sums;
+    gemm::split_k_reduce(sum, copy_blocks, stream);
+  }
 
   const CUtensorMap x_map =
       hopper::activations_map(x, p.in_c, to_int(g.in_w, "in_w"), to_int(g.in_h, "in_h"), p.batch, plan.pixels);

@@ -7,6 +7,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/device_caps.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/vector_io.h"
 
 namespace engine::cuda::gemm {
 
@@ -87,34 +88,55 @@ __global__ void split_k_reduce_kernel(const float* __restrict__ partial, int sli
 }
 
 // Narrow C: a bias gradient is 32-128 sums of ~264 chunk partials (kernels/activation.cu,
-// kernels/conv/backward_filter_few_channels.cu), a first layer's dw 864 of 264. One thread per
-// element would be one block whose threads each wait on 264 loads from L2 in turn, slow
-// whatever the unrolling (measured: docs/results/cnn.md, "Measured: ..., 2026-11-24", the
-// split_k_reduce row). Here a block takes 32 consecutive elements and its 32 warps split the
-// slices: warp w adds slices w, w + 32, ... in order (lane l: element l; one 128-byte load per
-// warp and slice), then warp 0 adds the 32 warps' sums in order. 264 slices are 9 loads per
-// thread; the order is fixed, so the bits are.
+// kernels/conv/backward_filter_few_channels.cu), a first layer's dw 864 of 264, a Hopper
+// filter gradient's dw 9,216-36,864 sums of 58-128 slices (kernels/conv/tma_wgmma_filter.cu).
+// One thread per element would be one block whose threads each wait on 264 loads from L2 in
+// turn, slow whatever the unrolling (measured: docs/results/cnn.md, "Measured: ..., 2026-11-24",
+// the split_k_reduce row). Here a block takes 32 x W consecutive elements (lane l: elements
+// W l ..) and its GROUPS warps split the slices: warp w adds slices w, w + GROUPS, ... in
+// order, then warp 0 adds the groups' sums in order. The order is fixed, so the bits are.
+// Two shapes, by the number of sums (ncu, H200, 2026-11-28: docs/results/cnn.md):
+//   - fewer than BROAD_SUMS: W = 1 and 32 warps, many blocks of short chains: a bias
+//     gradient's 264 chunks are 9 loads a thread (3.7 us; 8 warps of 16-byte lanes: 6.5);
+//   - from BROAD_SUMS on: W = 4 (16-byte loads, where the partials allow) and 8 warps, a
+//     quarter of the blocks, each of 256 threads: CIFAR's 16x16x64 -> 64 dw (36,864 sums of
+//     58 slices) 12.1 -> 6.5 us, 16x16x32 -> 64's (18,432 of 100) 9.6 -> 7.2 us; its
+//     32x32x32 -> 32 dw (9,216 of 128) was slower that way, 5.7 -> 7.2 us.
 constexpr int64_t WIDE_OUTPUTS = 65536;
-constexpr int NARROW_GROUPS = 32;  // warps per block, each one group of slices
+constexpr int64_t BROAD_SUMS = 16384;
 
-__global__ void __launch_bounds__(NARROW_GROUPS * 32)
+template <int W, int GROUPS>
+__global__ void __launch_bounds__(GROUPS * 32)
     split_k_reduce_narrow_kernel(const float* __restrict__ partial, int slices, int M, int N,
                                  float alpha, float beta, float* __restrict__ C, int ldc) {
-  __shared__ float group_sums[NARROW_GROUPS][32 + 1];  // +1: warp 0's column reads hit 32 banks
+  __shared__ float group_sums[GROUPS][W][32];  // [w][e][lane]: a warp's accesses hit 32 banks
   const int lane = static_cast<int>(threadIdx.x) % 32, group = static_cast<int>(threadIdx.x) / 32;
   const int64_t mn = int64_t{M} * N;
-  const int64_t i = int64_t{blockIdx.x} * 32 + lane;
-  float s = 0.0f;
-  if (i < mn)
-    for (int z = group; z < slices; z += NARROW_GROUPS) s += partial[z * mn + i];
-  group_sums[group][lane] = s;
-  __syncthreads();  // every group's sum is in shared memory before warp 0 adds them
-  if (group != 0 || i >= mn) return;
-  float total = 0.0f;
+  const int64_t i = (int64_t{blockIdx.x} * 32 + lane) * W;  // this lane's first element
+  float s[W] = {};
+  if (i < mn) {
+    constexpr int UNROLL = W == 4 ? 4 : 1;  // 16-byte lanes: four slices' loads out at once
+#pragma unroll(UNROLL)
+    for (int z = group; z < slices; z += GROUPS) {
+      float v[W];
+      load_floats<W>(partial + z * mn + i, v);
 #pragma unroll
-  for (int g = 0; g < NARROW_GROUPS; ++g) total += group_sums[g][lane];
-  float* c = C + (i / N) * ldc + i % N;
-  *c = beta == 0.0f ? alpha * total : alpha * total + beta * *c;
+      for (int e = 0; e < W; ++e) s[e] += v[e];
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < W; ++e) group_sums[group][e][lane] = s[e];
+  __syncthreads();  // every group's sums are in shared memory before warp 0 adds them
+  if (group != 0) return;
+#pragma unroll
+  for (int e = 0; e < W; ++e) {
+    if (i + e >= mn) break;
+    float total = 0.0f;
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g) total += group_sums[g][e][lane];
+    float* c = C + (i + e) / N * ldc + (i + e) % N;
+    *c = beta == 0.0f ? alpha * total : alpha * total + beta * *c;
+  }
 }
 
 }  // namespace
@@ -140,9 +162,14 @@ void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
   const int64_t mn = int64_t{g.M} * g.N;
   if (mn == 0) return;
   if (mn < WIDE_OUTPUTS) {
-    const auto blocks = static_cast<unsigned>((mn + 31) / 32);
-    split_k_reduce_narrow_kernel<<<blocks, NARROW_GROUPS * 32, 0, stream>>>(
-        g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
+    // Every slice's run of mn floats starts 16-byte aligned where the first does and mn % 4 == 0.
+    if (mn >= BROAD_SUMS && mn % 4 == 0 && aligned16(g.partial)) {
+      split_k_reduce_narrow_kernel<4, 8><<<static_cast<unsigned>((mn + 127) / 128), 8 * 32, 0, stream>>>(
+          g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
+    } else {
+      split_k_reduce_narrow_kernel<1, 32><<<static_cast<unsigned>((mn + 31) / 32), 32 * 32, 0, stream>>>(
+          g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
+    }
   } else {
     const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + 255) / 256, 65535));
     split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(g.partial, slices, g.M, g.N, g.alpha,
