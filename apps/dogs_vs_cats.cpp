@@ -88,6 +88,19 @@ void warn_skipped(const datasets::ImageFolder& folder) {
   if (!folder.skipped.empty()) std::cout << datasets::describe_skipped(folder) << "\n";
 }
 
+// With --decode-on gpu: how much nvJPEG took, and its rate while decoding, beside the workers'.
+void report_device_decoding(const datasets::ImageBatches& batches) {
+  const int64_t on_gpu = batches.device_decoded_images();
+  if (on_gpu == 0) return;
+  const int64_t on_cpu = batches.images_prepared() - on_gpu;
+  const double cpu_seconds = batches.decode_seconds();  // includes reading the GPU's files
+  std::printf("  decoded: %lld images by nvJPEG, %.0f images/s while its calls ran; %lld by %d workers, "
+              "%.0f images/s a worker (reading every file included)\n",
+              static_cast<long long>(on_gpu), static_cast<double>(on_gpu) / batches.device_decode_seconds(),
+              static_cast<long long>(on_cpu), batches.workers(),
+              cpu_seconds > 0 ? static_cast<double>(on_cpu) / cpu_seconds : 0.0);
+}
+
 // --data-scaling: the loader alone (decode + augment + transfer, no training) for each worker
 // count, one pass over the training images each; prints images/s and, with a path, writes the
 // table as a CSV at the end (main checked at the start that it can).
@@ -117,6 +130,7 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
     const double augment_ms = batches.augment_seconds() / images * 1e3;
     std::printf("%8d %10.3f %12.0f %16.3f %16.3f\n", w, seconds, images / seconds, decode_ms,
                 augment_ms);
+    report_device_decoding(batches);
     csv << w << "," << seconds << "," << images / seconds << "," << decode_ms << ","
         << augment_ms << "\n";
   }
@@ -139,7 +153,8 @@ int main(int argc, char** argv) {
   int64_t validation_steps = 0;
   int workers = 0, prefetch = 8, image_size = 150;
   bool cache = false, no_augment = false, strict = false, no_graph = false;
-  std::string augment_on = "cpu", scaling_csv;
+  std::string augment_on = "cpu", decode_on = "cpu", scaling_csv;
+  double gpu_decode_share = 0.5;
   std::vector<int> scaling;
   apps::add_common_flags(app, options, {"folder"});
   app.get_option("--data-dir")
@@ -159,6 +174,15 @@ int main(int argc, char** argv) {
                  "where the random shear/zoom/flip runs: cpu (the workers) or gpu (a kernel on "
                  "the decoded bytes; needs --device gpu or cudnn)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("--decode-on", decode_on,
+                 "where the JPEGs are decoded every epoch: cpu (the workers, libjpeg-turbo) or gpu "
+                 "(nvJPEG for --gpu-decode-share of them, the workers for the rest; needs --device "
+                 "gpu or cudnn, a build with nvJPEG, and no --cache)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("--gpu-decode-share", gpu_decode_share,
+                 "with --decode-on gpu: the fraction of the images nvJPEG decodes (the same ones "
+                 "every epoch)")
+      ->check(apps::finite_in(0.0, 1.0));
   app.add_flag("--no-augment", no_augment, "train on the images as they are (rescale only)");
   app.add_flag("--strict", strict, "stop at the first unreadable image instead of skipping it");
   app.add_option("--image-size", image_size, "side of the square the images are resized to")
@@ -176,6 +200,12 @@ int main(int argc, char** argv) {
     const Device device = apps::start_training(options);
     if (augment_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--augment-on gpu needs --device gpu or cudnn");
+    }
+    if (decode_on == "gpu" && device.is_cpu()) {
+      throw apps::UsageError("--decode-on gpu needs --device gpu or cudnn");
+    }
+    if (decode_on == "gpu" && cache) {
+      throw apps::UsageError("--decode-on gpu decodes every epoch; --cache decodes once: choose one");
     }
     apps::check_outputs({scaling_csv});  // start_training checked the common flags' files
 
@@ -212,6 +242,8 @@ int main(int argc, char** argv) {
     loader.prefetch = prefetch;
     loader.augment = !no_augment;
     loader.augment_on_device = augment_on == "gpu";
+    loader.decode_on_device = decode_on == "gpu";
+    loader.device_decode_share = gpu_decode_share;
     loader.seed = options.seed;
     if (const Communicator* ranks = apps::rank_communicator()) {  // --gpus: this rank's shard
       loader.rank = ranks->rank();
@@ -237,8 +269,15 @@ int main(int argc, char** argv) {
     FolderBatches source(batches, device);
     std::printf("Loader: %d workers, %d batches ahead, %s, augmentation %s\n",
                 batches.workers(), prefetch,
-                cache ? "decoded once (--cache)" : "decoding every epoch",
+                cache                 ? "decoded once (--cache)"
+                : decode_on == "gpu" ? "decoding every epoch, on the CPU and the GPU"
+                                     : "decoding every epoch",
                 no_augment ? "off" : augment_on == "gpu" ? "on the GPU" : "on the CPU");
+    if (decode_on == "gpu") {
+      std::printf("GPU decoding: nvJPEG (%s) takes %.0f%% of the images (gray and CMYK files go to the "
+                  "workers); its pixels differ from libjpeg-turbo's by about half a unit of 255\n",
+                  batches.device_decoder_backend().c_str(), 100.0 * gpu_decode_share);
+    }
 
     // The article's Keras model, top to bottom (its separate Activation('relu') and
     // Activation('sigmoid') layers are the activations of the layers before them here);
@@ -287,6 +326,7 @@ int main(int argc, char** argv) {
       const double images = static_cast<double>(batches.images_prepared());
       std::printf("Loader work per image (summed over workers): decode %.3f ms, augment %.3f ms\n",
                   batches.decode_seconds() / images * 1e3, batches.augment_seconds() / images * 1e3);
+      report_device_decoding(batches);
     }
     apps::write_run_json(options, device, model, run,
                          {{"app", "dogs_vs_cats"},
@@ -297,6 +337,9 @@ int main(int argc, char** argv) {
                           {"workers", batches.workers()},
                           {"cache", cache},
                           {"augment", no_augment ? "off" : augment_on},
+                          {"decode", cache ? "cached" : decode_on},
+                          {"gpu_decode_share", decode_on == "gpu" ? gpu_decode_share : 0.0},
+                          {"gpu_decoded_images", batches.device_decoded_images()},
                           {"image_size", image_size}});
     return 0;
   });

@@ -25,7 +25,6 @@
 #include "datasets/image_folder.h"
 #include "datasets/jpeg_image.h"
 #include "kernels/jpeg_gpu.h"
-#include "kernels/launch.h"
 
 using namespace engine;
 
@@ -107,8 +106,12 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       for (int64_t first = 0; first < count; first += batch) {
         std::vector<const std::vector<uint8_t>*> chunk;
-        for (int64_t i = first; i < std::min(count, first + batch); ++i) chunk.push_back(&files[static_cast<size_t>(i)]);
-        const std::vector<bool> taken = decoder.decode(chunk, out + static_cast<size_t>(first) * image, cuda::stream());
+        std::vector<uint8_t*> targets;
+        for (int64_t i = first; i < std::min(count, first + batch); ++i) {
+          chunk.push_back(&files[static_cast<size_t>(i)]);
+          targets.push_back(out + static_cast<size_t>(i) * image);
+        }
+        const std::vector<bool> taken = decoder.decode(chunk, targets);
         for (const bool t : taken) left += t ? 0 : 1;
         taken_all.insert(taken_all.end(), taken.begin(), taken.end());
       }

@@ -18,12 +18,16 @@
 #include "core/ops/augment.h"
 #include "core/rng.h"
 #include "datasets/jpeg_image.h"
+#if defined(ENGINE_WITH_CUDA)
+#include "kernels/jpeg_gpu.h"
+#endif
 
 namespace engine::datasets {
 namespace {
 
 constexpr int kChannels = 3;
 constexpr uint64_t kShuffleStream = 0x5348554646ull;  // "SHUFF"
+constexpr uint64_t kDecoderStream = 0x4e564a5047ull;  // "NVJPG"
 
 double seconds_between(std::chrono::steady_clock::time_point from,
                        std::chrono::steady_clock::time_point to) {
@@ -31,6 +35,20 @@ double seconds_between(std::chrono::steady_clock::time_point from,
 }
 
 }  // namespace
+
+#if defined(ENGINE_WITH_CUDA)
+struct ImageBatches::DeviceDecoder : cuda::GpuJpegDecoder {
+  using GpuJpegDecoder::GpuJpegDecoder;
+};
+#else
+struct ImageBatches::DeviceDecoder {
+  DeviceDecoder(int, int, int) { throw Error("decoding on the GPU: this build has no CUDA"); }
+  std::string backend() const { return {}; }
+  std::vector<bool> decode(const std::vector<const std::vector<uint8_t>*>&, const std::vector<uint8_t*>&) {
+    return {};
+  }
+};
+#endif
 
 ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Device device,
                            const ImageBatchOptions& options)
@@ -54,6 +72,12 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
   ENGINE_CHECK(cache_.empty() || static_cast<int64_t>(cache_.size()) == size() * image_bytes_,
                "the decoded cache holds ", cache_.size(), " bytes, not ", size(), " images of ",
                image_bytes_);
+  if (options_.decode_on_device) {
+    ENGINE_CHECK(!device_.is_cpu(), "decoding on the GPU needs a GPU device, not ", to_string(device_));
+    ENGINE_CHECK(cache_.empty(), "decoding on the GPU: the images are cached, nothing is decoded");
+    ENGINE_CHECK(options_.device_decode_share >= 0.0 && options_.device_decode_share <= 1.0,
+                 "the GPU's share of the decoding must be in [0, 1], got ", options_.device_decode_share);
+  }
   // All cores but one: the training thread needs one too, and a parallel region whose
   // threads outnumber the cores waits for the one the scheduler left out. Data-parallel ranks
   // share the host's cores (one host's ranks, as --gpus starts them).
@@ -75,8 +99,11 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
   const auto pixels = static_cast<size_t>(batch * image_bytes_);
   slots_.resize(static_cast<size_t>(options_.prefetch));
   for (Slot& slot : slots_) {
-    if (options_.augment_on_device) {  // bytes and their transforms; the device augments
+    // Bytes where the device augments them or decodes into them (it writes pinned memory).
+    if (options_.augment_on_device || options_.decode_on_device) {
       slot.pixels = static_cast<uint8_t*>(services.allocate_pinned(pixels));
+    }
+    if (options_.augment_on_device) {  // the bytes' transforms; the device augments
       slot.transforms =
           static_cast<float*>(services.allocate_pinned(static_cast<size_t>(batch) * 6 * sizeof(float)));
     } else {  // floats, augmented here
@@ -84,6 +111,10 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
     }
     slot.labels = static_cast<float*>(services.allocate_pinned(static_cast<size_t>(batch) * sizeof(float)));
     free_.push_back(&slot);
+  }
+  if (options_.decode_on_device) {  // at most a group's images a call
+    device_decoder_ = std::make_unique<DeviceDecoder>(static_cast<int>(group_batches() * batch),
+                                                      options_.height, options_.width);
   }
 }
 
@@ -213,6 +244,12 @@ void ImageBatches::produce(int64_t first_epoch, int64_t steps, int64_t first_ste
   }
 }
 
+bool ImageBatches::device_decodes(int32_t sample) const {
+  // The top 53 bits of a mixed index as a fraction in [0, 1): about `share` of the samples.
+  const uint64_t mixed = derive_seed(kDecoderStream, static_cast<uint64_t>(sample));
+  return static_cast<double>(mixed >> 11) * 0x1.0p-53 < options_.device_decode_share;
+}
+
 void ImageBatches::fill(const std::vector<Slot*>& slots, int64_t epoch, const int32_t* order,
                         int64_t first_batch) {
   const int height = options_.height, width = options_.width;
@@ -220,55 +257,139 @@ void ImageBatches::fill(const std::vector<Slot*>& slots, int64_t epoch, const in
   const int64_t batch = options_.batch_size, first = first_batch * batch;
   // Every batch of the group is whole but the epoch's last, which is the group's last.
   const int64_t count = std::min(static_cast<int64_t>(slots.size()) * batch, samples_per_epoch() - first);
-  double decode = 0.0, augment = 0.0;
+  const auto slot_of = [&](int64_t k) -> Slot& { return *slots[static_cast<size_t>(k / batch)]; };
+  const auto sample_of = [&](int64_t k) { return static_cast<size_t>(order[first + k]); };
+  // The image's bytes in its slot: where a decoder writes them when the slot has bytes.
+  const auto bytes_of = [&](int64_t k) {
+    Slot& slot = slot_of(k);
+    return slot.pixels ? slot.pixels + (k % batch) * image_bytes_ : nullptr;
+  };
+
+  // Group k's images: those nvJPEG is to take (their files read first), the rest the workers'.
+  std::vector<int64_t> on_device, on_host;
+  for (int64_t k = 0; k < count; ++k) {
+    const bool device = device_decoder_ && device_decodes(static_cast<int32_t>(sample_of(k)));
+    (device ? on_device : on_host).push_back(k);
+  }
+  std::vector<std::vector<uint8_t>> files(on_device.size());
+  std::vector<bool> taken(on_device.size(), false);
+
+  double decode = 0.0, augment = 0.0, device_seconds = 0.0;
   std::exception_ptr failure;
+  const auto record_failure = [&] {
+#pragma omp critical(image_batches_failure)
+    if (!failure) failure = std::current_exception();
+  };
+  // Its label and transform, the image's first touch.
+  const auto label_and_transform = [&](int64_t k) {
+    Slot& slot = slot_of(k);
+    const int64_t i = k % batch;
+    const size_t sample = sample_of(k);
+    slot.labels[i] = static_cast<float>(folder_.labels[sample]);
+    const std::array<float, 6> m =
+        options_.augment ? transform_for(options_.augment_config, height, width, options_.seed, epoch,
+                                         static_cast<int64_t>(sample))
+                         : identity_transform();
+    if (options_.augment_on_device) std::copy(m.begin(), m.end(), slot.transforms + i * 6);
+    return m;
+  };
+  // The workers' part of an image: decode it (from `file` where read already) unless cached or
+  // decoded by the GPU, then augment it here unless the device does.
+  const auto finish_on_host = [&](int64_t k, const std::array<float, 6>& m, const std::vector<uint8_t>* file,
+                                  bool decoded, std::vector<uint8_t>& scratch, double& decode_s, double& augment_s) {
+    const size_t sample = sample_of(k);
+    const auto start = std::chrono::steady_clock::now();
+    const uint8_t* pixels = bytes_of(k);
+    if (!cache_.empty()) {
+      pixels = cache_.data() + static_cast<int64_t>(sample) * image_bytes_;
+      if (options_.augment_on_device) {
+        std::memcpy(bytes_of(k), pixels, static_cast<size_t>(image_bytes_));
+      }
+    } else if (!decoded) {
+      uint8_t* target = bytes_of(k);
+      if (!target) {
+        scratch.resize(static_cast<size_t>(image_bytes_));
+        target = scratch.data();
+      }
+      const std::string& path = folder_.paths[sample];
+      if (file) {
+        decode_jpeg(file->data(), file->size(), path, height, width, target);
+      } else {
+        decode_jpeg_file(path, height, width, target);
+      }
+      pixels = target;
+    }
+    const auto decoded_at = std::chrono::steady_clock::now();
+    decode_s += seconds_between(start, decoded_at);
+    if (!options_.augment_on_device) {
+      augment_image(pixels, height, width, kChannels, m.data(), scale, slot_of(k).values + (k % batch) * image_bytes_);
+      augment_s += seconds_between(decoded_at, std::chrono::steady_clock::now());
+    }
+  };
+
+  if (!on_device.empty()) {  // the GPU's files into memory, on every worker
+#pragma omp parallel for num_threads(options_.workers) schedule(dynamic) reduction(+ : decode)
+    for (size_t j = 0; j < on_device.size(); ++j) {
+      try {
+        const auto start = std::chrono::steady_clock::now();
+        files[j] = read_image_file(folder_.paths[sample_of(on_device[j])]);
+        decode += seconds_between(start, std::chrono::steady_clock::now());
+      } catch (...) {
+        record_failure();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+  // One worker drives nvJPEG over its files while the others decode theirs, joining them after.
 #pragma omp parallel num_threads(options_.workers) reduction(+ : decode, augment)
   {
-    std::vector<uint8_t> decoded;  // this worker's image, when neither cached nor sent as bytes
-#pragma omp for schedule(dynamic)
-    for (int64_t k = 0; k < count; ++k) {
+    std::vector<uint8_t> scratch;  // this worker's image, when neither cached nor sent as bytes
+#pragma omp single nowait
+    if (!on_device.empty()) {
       try {
-        Slot& slot = *slots[static_cast<size_t>(k / batch)];
-        const int64_t i = k % batch;  // the image's place in its batch
-        const auto sample = static_cast<size_t>(order[first + k]);
-        slot.labels[i] = static_cast<float>(folder_.labels[sample]);
-        const std::array<float, 6> m =
-            options_.augment
-                ? transform_for(options_.augment_config, height, width, options_.seed, epoch,
-                                static_cast<int64_t>(sample))
-                : identity_transform();
-        if (options_.augment_on_device) std::copy(m.begin(), m.end(), slot.transforms + i * 6);
-        // Where this image's bytes come from, and where they go.
+        std::vector<const std::vector<uint8_t>*> pointers;
+        std::vector<uint8_t*> targets;
+        for (size_t j = 0; j < on_device.size(); ++j) {
+          pointers.push_back(&files[j]);
+          targets.push_back(bytes_of(on_device[j]));
+        }
         const auto start = std::chrono::steady_clock::now();
-        const uint8_t* pixels;
-        if (!cache_.empty()) {
-          pixels = cache_.data() + static_cast<int64_t>(sample) * image_bytes_;
-          if (options_.augment_on_device) {
-            std::memcpy(slot.pixels + i * image_bytes_, pixels, static_cast<size_t>(image_bytes_));
-          }
-        } else {
-          uint8_t* target = slot.pixels ? slot.pixels + i * image_bytes_ : nullptr;
-          if (!target) {
-            decoded.resize(static_cast<size_t>(image_bytes_));
-            target = decoded.data();
-          }
-          decode_jpeg_file(folder_.paths[sample], height, width, target);
-          pixels = target;
-        }
-        const auto decoded_at = std::chrono::steady_clock::now();
-        decode += seconds_between(start, decoded_at);
-        if (!options_.augment_on_device) {
-          augment_image(pixels, height, width, kChannels, m.data(), scale,
-                        slot.values + i * image_bytes_);
-          augment += seconds_between(decoded_at, std::chrono::steady_clock::now());
-        }
+        taken = device_decoder_->decode(pointers, targets);
+        device_seconds = seconds_between(start, std::chrono::steady_clock::now());
       } catch (...) {
-#pragma omp critical(image_batches_failure)
-        if (!failure) failure = std::current_exception();
+        record_failure();
+      }
+    }
+#pragma omp for schedule(dynamic) nowait
+    for (size_t j = 0; j < on_host.size(); ++j) {
+      try {
+        const int64_t k = on_host[j];
+        finish_on_host(k, label_and_transform(k), nullptr, false, scratch, decode, augment);
+      } catch (...) {
+        record_failure();
       }
     }
   }
   if (failure) std::rethrow_exception(failure);
+  // The GPU's images: labels and transforms, and the files it handed back decoded here.
+  int64_t device_decoded = 0;
+  if (!on_device.empty()) {
+#pragma omp parallel num_threads(options_.workers) reduction(+ : decode, augment, device_decoded)
+    {
+      std::vector<uint8_t> scratch;
+#pragma omp for schedule(dynamic)
+      for (size_t j = 0; j < on_device.size(); ++j) {
+        try {
+          const int64_t k = on_device[j];
+          finish_on_host(k, label_and_transform(k), &files[j], taken[j], scratch, decode, augment);
+          device_decoded += taken[j] ? 1 : 0;
+        } catch (...) {
+          record_failure();
+        }
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
   for (size_t j = 0; j < slots.size(); ++j) {
     slots[j]->count = std::min(batch, count - static_cast<int64_t>(j) * batch);
   }
@@ -276,6 +397,8 @@ void ImageBatches::fill(const std::vector<Slot*>& slots, int64_t epoch, const in
   decode_seconds_ += decode;
   augment_seconds_ += augment;
   images_prepared_ += count;
+  device_decoded_ += device_decoded;
+  device_decode_seconds_ += device_seconds;
 }
 
 void ImageBatches::release_copied_slots(size_t keep) {
@@ -360,6 +483,20 @@ int64_t ImageBatches::images_prepared() const {
 double ImageBatches::augment_seconds() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return augment_seconds_;
+}
+
+int64_t ImageBatches::device_decoded_images() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device_decoded_;
+}
+
+double ImageBatches::device_decode_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device_decode_seconds_;
+}
+
+std::string ImageBatches::device_decoder_backend() const {
+  return device_decoder_ ? device_decoder_->backend() : std::string();
 }
 
 }  // namespace engine::datasets

@@ -34,11 +34,22 @@
 // Every image's random transform depends only on (seed, epoch, its sample index), never on
 // the worker that drew it, so the batches are the same with 1 or 16 workers, and on the CPU or
 // the GPU.
+//
+// Decoding on the GPU (decode_on_device, where the build has nvJPEG): one worker drives
+// nvJPEG (the GPU's hardware JPEG engines where it has them) over a share of each group's
+// files while the others decode the rest with libjpeg-turbo; so the two decoders add up. The
+// GPU writes its images straight into the slot's pinned bytes, as a worker would, and the
+// rest of the path is unchanged. Which decoder takes an image depends only on its sample index
+// and the share (the same image, the same decoder, every epoch and with any number of
+// workers); files nvJPEG hands back (gray, CMYK) go to the workers. The two decoders' pixels
+// differ by about half a unit of 255 on average (chroma upsampling), so a run decoding on the
+// GPU trains on slightly different pixels than one on the CPU.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -61,6 +72,10 @@ struct ImageBatchOptions {
   bool augment = false;  // one random transform per image per epoch
   AugmentConfig augment_config;
   bool augment_on_device = false;  // the device's augment_images op instead of the workers
+  // Decoding every epoch (no cache): on the workers (libjpeg-turbo) only, or, on a GPU, with
+  // nvJPEG taking about `device_decode_share` of the files too (see "Decoding on the GPU").
+  bool decode_on_device = false;
+  double device_decode_share = 0.5;
   uint64_t seed = 0;
   // Data-parallel training (core/data_parallel.h): this rank makes only its shard of every
   // epoch's order (rank_order), each image with the transform it would get in one process.
@@ -113,6 +128,12 @@ class ImageBatches {
   double augment_seconds() const;
   // The images that work was done for (batches made ahead and never used included).
   int64_t images_prepared() const;
+  // Of those, the ones nvJPEG decoded (decode_on_device), and the seconds its calls took
+  // (the worker driving it waits for each; files read beforehand by all workers).
+  int64_t device_decoded_images() const;
+  double device_decode_seconds() const;
+  // "hardware JPEG engines" or "CUDA kernels" where decoding on the device; else empty.
+  std::string device_decoder_backend() const;
 
  private:
   struct Slot {
@@ -134,6 +155,8 @@ class ImageBatches {
   int64_t group_batches() const;
   void stop_producer();
   void release_copied_slots(size_t keep);
+  // Whether nvJPEG is to take this sample's file (decode_on_device): by a hash of the index.
+  bool device_decodes(int32_t sample) const;
 
   ImageFolder folder_;
   std::vector<uint8_t> cache_;
@@ -142,6 +165,8 @@ class ImageBatches {
   int64_t image_bytes_;
   Tensor x_, y_, device_pixels_, device_transforms_;
   std::vector<Slot> slots_;
+  struct DeviceDecoder;  // nvJPEG's, where decode_on_device (image_batches.cpp)
+  std::unique_ptr<DeviceDecoder> device_decoder_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
@@ -155,6 +180,8 @@ class ImageBatches {
   double wait_seconds_ = 0.0;
   double decode_seconds_ = 0.0, augment_seconds_ = 0.0;  // guarded by mutex_
   int64_t images_prepared_ = 0;                           // guarded by mutex_
+  int64_t device_decoded_ = 0;                            // guarded by mutex_
+  double device_decode_seconds_ = 0.0;                    // guarded by mutex_
 };
 
 }  // namespace engine::datasets

@@ -330,8 +330,6 @@ JpegDecodeInfo decode_jpeg(const uint8_t* data, size_t size, const std::string& 
   return info;
 }
 
-namespace {
-
 // The whole file into memory: libjpeg then decodes from it (jpeg_mem_src) without I/O.
 // InputFile's refusals (missing, a directory, a FIFO ...) become ImageErrors: a folder's
 // loader skips a bad file of any kind the same way (image_folder.h).
@@ -354,8 +352,6 @@ std::vector<uint8_t> read_image_file(const std::string& path) {
     throw ImageError(e.what());
   }
 }
-
-}  // namespace
 
 void decode_jpeg_file(const std::string& path, int height, int width, uint8_t* out) {
   const std::vector<uint8_t> data = read_image_file(path);

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -84,6 +85,10 @@ struct JpegDecodeInfo {
 // messages. Throws ImageError for anything wrong with the data.
 JpegDecodeInfo decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int height,
                            int width, uint8_t* out);
+
+// The file at `path` in memory, for decode_jpeg (or another decoder): a missing, unreadable or
+// over-large file is an ImageError naming it.
+std::vector<uint8_t> read_image_file(const std::string& path);
 
 // Reads the file at `path` into memory and decodes it as decode_jpeg does. A missing or
 // unreadable file is an ImageError naming it.

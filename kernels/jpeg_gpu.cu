@@ -48,16 +48,15 @@ __device__ Tap tap_of(int i, int n, int m) {
   return {lo, min(lo + 1, n - 1), static_cast<int>(llround((s - lo) * ONE))};
 }
 
-// One decoded image: interleaved RGB at `source`, `pitch` bytes a row.
+// One decoded image: interleaved RGB at `source`, `pitch` bytes a row, resized into `target`.
 struct Decoded {
   const uint8_t* source;
   int pitch, height, width;
-  int slot;  // which image of the output batch
+  uint8_t* target;  // device memory, or pinned host memory (written across the bus)
 };
 
 // Thread per output byte (y, x, channel) of image blockIdx.y.
-__global__ void resize_decoded_kernel(const Decoded* __restrict__ images, uint8_t* __restrict__ out,
-                                      int height, int width) {
+__global__ void resize_decoded_kernel(const Decoded* __restrict__ images, int height, int width) {
   const Decoded d = images[blockIdx.y];
   const int per_image = height * width * 3;
   for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < per_image;
@@ -69,7 +68,7 @@ __global__ void resize_decoded_kernel(const Decoded* __restrict__ images, uint8_
     // The vertical blend of each neighbour column (exact: bytes times 256ths), then across.
     const uint32_t left = top[3 * tx.lo + c] * (ONE - ty.weight) + bottom[3 * tx.lo + c] * ty.weight;
     const uint32_t right = top[3 * tx.hi + c] * (ONE - ty.weight) + bottom[3 * tx.hi + c] * ty.weight;
-    out[static_cast<int64_t>(d.slot) * per_image + i] = static_cast<uint8_t>(
+    d.target[i] = static_cast<uint8_t>(
         (left * static_cast<uint32_t>(ONE - tx.weight) + right * static_cast<uint32_t>(tx.weight) +
          ONE * ONE / 2) >> 16);
   }
@@ -105,6 +104,8 @@ class Scratch {
 
 struct GpuJpegDecoder::State {
   int batch, height, width;
+  int device = 0;  // the GPU the decoder was made on: a caller's thread may start on another
+  cudaStream_t stream = nullptr;
   nvjpegHandle_t handle = nullptr;
   nvjpegJpegState_t jpeg = nullptr;
   std::string backend;
@@ -121,6 +122,8 @@ GpuJpegDecoder::GpuJpegDecoder(int batch, int height, int width) : state_(std::m
   s.batch = batch;
   s.height = height;
   s.width = width;
+  CHECK_CUDA(cudaGetDevice(&s.device));
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   // The hardware engines where the GPU has them, else nvJPEG's CUDA kernels.
   if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &s.handle) == NVJPEG_STATUS_SUCCESS) {
     s.backend = "hardware JPEG engines";
@@ -134,15 +137,20 @@ GpuJpegDecoder::GpuJpegDecoder(int batch, int height, int width) : state_(std::m
 GpuJpegDecoder::~GpuJpegDecoder() {
   if (state_->jpeg) nvjpegJpegStateDestroy(state_->jpeg);
   if (state_->handle) nvjpegDestroy(state_->handle);
+  if (state_->stream) cudaStreamDestroy(state_->stream);
 }
 
 const std::string& GpuJpegDecoder::backend() const { return state_->backend; }
 
-std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uint8_t>*>& files, uint8_t* out,
-                                         cudaStream_t stream) {
+std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uint8_t>*>& files,
+                                         const std::vector<uint8_t*>& targets) {
   State& s = *state_;
   ENGINE_CHECK(static_cast<int>(files.size()) <= s.batch, "GpuJpegDecoder: ", files.size(),
                " files for a batch of ", s.batch);
+  ENGINE_CHECK(targets.size() == files.size(), "GpuJpegDecoder: ", files.size(), " files, ", targets.size(),
+               " targets");
+  CHECK_CUDA(cudaSetDevice(s.device));
+  cudaStream_t stream = s.stream;
   // Which files nvJPEG takes: colour JPEGs whose header it can read (gray and CMYK go to the
   // CPU, which converts them as the loader always has).
   std::vector<bool> taken(files.size(), false);
@@ -163,7 +171,7 @@ std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uin
         int64_t{widths[0]} * heights[0] > 64'000'000)
       continue;
     taken[i] = true;
-    decoded.push_back({nullptr, 3 * widths[0], heights[0], widths[0], static_cast<int>(i)});
+    decoded.push_back({nullptr, 3 * widths[0], heights[0], widths[0], targets[i]});
     data.push_back(file.data());
     lengths.push_back(file.size());
     bytes += static_cast<size_t>(3) * widths[0] * heights[0];
@@ -201,9 +209,10 @@ std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uin
   const int per_image = s.height * s.width * 3;
   const dim3 grid(static_cast<unsigned>(std::min((per_image + threads - 1) / threads, 64)),
                   static_cast<unsigned>(count));
-  resize_decoded_kernel<<<grid, threads, 0, stream>>>(descriptors, out, s.height, s.width);
+  resize_decoded_kernel<<<grid, threads, 0, stream>>>(descriptors, s.height, s.width);
   CHECK_LAUNCH_NAMED("resize_decoded_kernel");
-  // The host vectors nvJPEG and the copy read from die here: wait until they are done.
+  // The host vectors nvJPEG and the copy read from die here, and the caller reads the targets
+  // next: wait until they are done.
   CHECK_CUDA(cudaStreamSynchronize(stream));
   return taken;
 }
@@ -221,7 +230,8 @@ GpuJpegDecoder::GpuJpegDecoder(int, int, int) {
 }
 GpuJpegDecoder::~GpuJpegDecoder() = default;
 const std::string& GpuJpegDecoder::backend() const { return state_->backend; }
-std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uint8_t>*>&, uint8_t*, cudaStream_t) {
+std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uint8_t>*>&,
+                                         const std::vector<uint8_t*>&) {
   return {};
 }
 

@@ -1,17 +1,15 @@
 // JPEG decoding on the GPU with nvJPEG, where the build found it (ENGINE_WITH_NVJPEG: the CUDA
-// toolkit's libnvjpeg, optional like cuDNN). For now it serves apps/jpeg_bench, which
-// measures it against the CPU decoder (datasets/jpeg_image.h) on the same files; the loader
-// does not use it yet (docs/results/dogs_vs_cats.md says why).
+// toolkit's libnvjpeg, optional like cuDNN). The image loader's --decode-on gpu
+// (datasets/image_batches.h) and apps/jpeg_bench, which measures it against the CPU decoder
+// (datasets/jpeg_image.h) on the same files.
 //
 // What it does with a batch: nvJPEG decodes every colour (3-component) JPEG at its own size
 // into device memory, interleaved RGB, with the GPU's hardware JPEG engines where it has them
 // (A100, H100: NVJPEG_BACKEND_HARDWARE) or CUDA kernels; then one kernel resizes each to
 // height x width with the CPU path's fixed-point bilinear (same taps, same rounding), into
-// consecutive height x width x 3 byte images. Gray and CMYK files, and whatever nvJPEG refuses,
+// height x width x 3 byte images wherever the caller says. Gray and CMYK files, and whatever nvJPEG refuses,
 // are left to the caller (the CPU decoder), image by image.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,8 +22,8 @@ bool nvjpeg_built();
 
 class GpuJpegDecoder {
  public:
-  // Up to `batch` images a call, resized to height x width. Throws engine::Error where the
-  // build has no nvJPEG or nvJPEG cannot start.
+  // Up to `batch` images a call, resized to height x width, on a stream of its own on the
+  // current GPU. Throws engine::Error where the build has no nvJPEG or nvJPEG cannot start.
   GpuJpegDecoder(int batch, int height, int width);
   ~GpuJpegDecoder();
   GpuJpegDecoder(const GpuJpegDecoder&) = delete;
@@ -34,11 +32,13 @@ class GpuJpegDecoder {
   // Which of nvJPEG's backends decodes: "hardware JPEG engines" or "CUDA kernels".
   const std::string& backend() const;
 
-  // Decodes files[i] (whole JPEG files in host memory) into the device bytes at
-  // out + i * height * width * 3, on `stream`, for i < files.size() <= batch. Returns, per file,
-  // whether it was decoded here; the others' bytes are untouched, for the caller to fill.
-  std::vector<bool> decode(const std::vector<const std::vector<uint8_t>*>& files, uint8_t* out,
-                           cudaStream_t stream);
+  // Decodes files[i] (whole JPEG files in host memory) into the height * width * 3 bytes at
+  // targets[i], for i < files.size() <= batch, and returns when they are written (from any
+  // thread: it works on the GPU it was made on). A target is device memory or pinned host
+  // memory (cudaMallocHost's, which the GPU writes across the bus). Returns, per file, whether
+  // it was decoded here; the others' bytes are untouched, for the caller to fill.
+  std::vector<bool> decode(const std::vector<const std::vector<uint8_t>*>& files,
+                           const std::vector<uint8_t*>& targets);
 
  private:
   struct State;

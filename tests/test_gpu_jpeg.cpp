@@ -2,20 +2,27 @@
 // on the fuzz corpus' files (fuzz/corpus/jpeg): colour JPEGs decode to nearly the same pixels,
 // and every file nvJPEG cannot or should not take
 // (gray, CMYK, not a JPEG, a lying header, truncated) is handed back untouched, never thrown.
+// Then the image loader decoding on the GPU (datasets/image_batches.h, decode_on_device): the
+// CPU loader's batches, labels and transforms, pixels within the decoders' difference, and
+// the same batches with any number of workers.
 // GPU only (gpu_skip_main.cpp); without nvJPEG in the build the cases say so and pass.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/tensor.h"
+#include "datasets/image_batches.h"
+#include "datasets/image_folder.h"
 #include "datasets/jpeg_image.h"
+#include "file_fixtures.h"
 #include "kernels/jpeg_gpu.h"
-#include "kernels/launch.h"
 
 using namespace engine;
 
@@ -61,7 +68,9 @@ std::vector<uint8_t> gpu_decode(cuda::GpuJpegDecoder& decoder, const std::vector
   for (const auto& file : files) pointers.push_back(&file);
   const Tensor out = Tensor::from_bytes(std::vector<uint8_t>(names.size() * IMAGE, 0xAB),
                                         {static_cast<int64_t>(names.size() * IMAGE)}, Device::cuda());
-  taken = decoder.decode(pointers, out.data<uint8_t>(), cuda::stream());
+  std::vector<uint8_t*> targets;
+  for (size_t i = 0; i < names.size(); ++i) targets.push_back(out.data<uint8_t>() + i * IMAGE);
+  taken = decoder.decode(pointers, targets);
   REQUIRE(taken.size() == names.size());
   return out.to_bytes();
 }
@@ -116,4 +125,145 @@ TEST_CASE("GPU JPEG: gray, CMYK, non-JPEG, lying and truncated files are handed 
     INFO(name);
     CHECK_NOTHROW(gpu_decode(decoder, {name}, taken));
   }
+}
+
+// ---- the loader decoding on the GPU ------------------------------------------------------
+
+namespace {
+
+// Ten corpus files as a two-class folder: colour ones nvJPEG takes, and gray and CMYK ones it
+// hands back to the workers. (No progressive file: where the hardware engines refuse one, the
+// whole call goes back to the workers, and nothing here would reach the GPU.)
+datasets::ImageFolder corpus_folder(const test::TempDir& dir) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"cats/a.jpg", "rgb_13x9_444.jpg"},  {"cats/b.jpg", "rgb_16x12_420.jpg"},
+      {"cats/c.jpg", "gray_9x14.jpg"},     {"cats/d.jpg", "rgb_70x50_for_dct_scaling.jpg"},
+      {"cats/e.jpg", "cmyk_8x8_adobe.jpg"}, {"dogs/a.jpg", "rgb_1x1.jpg"},
+      {"dogs/b.jpg", "rgb_70x50_for_dct_scaling.jpg"}, {"dogs/c.jpg", "gray_9x14.jpg"},
+      {"dogs/d.jpg", "rgb_16x12_420.jpg"}, {"dogs/e.jpg", "rgb_13x9_444.jpg"}};
+  for (const auto& [place, name] : files) {
+    std::filesystem::create_directories(std::filesystem::path(dir.file(place)).parent_path());
+    test::write_bytes(dir.file(place), corpus_file(name));
+  }
+  return datasets::scan_image_folder(dir.str());
+}
+
+datasets::ImageBatchOptions corpus_batches(bool augment_on_device) {
+  datasets::ImageBatchOptions options;
+  options.height = options.width = SIDE;
+  options.batch_size = 4;
+  options.workers = 2;
+  options.augment = true;
+  options.augment_on_device = augment_on_device;
+  options.seed = 3;
+  return options;
+}
+
+// Every batch of epoch `epoch`: x's floats of its images, then its labels.
+std::vector<std::vector<float>> epoch_of(datasets::ImageBatches& batches, int64_t epoch) {
+  const int64_t steps = (batches.size() + batches.batch_size() - 1) / batches.batch_size();
+  std::vector<std::vector<float>> out;
+  batches.start_epoch(epoch, steps);
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t n = batches.next();
+    std::vector<float> x = batches.x().to_vector(), y = batches.y().to_vector();
+    x.resize(static_cast<size_t>(n) * IMAGE);
+    x.insert(x.end(), y.begin(), y.begin() + n);
+    out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the loader decoding on the GPU: the CPU loader's batches, pixels within the decoders' difference") {
+  if (!cuda::nvjpeg_built()) {
+    MESSAGE("skipped: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  const datasets::ImageFolder folder = corpus_folder(dir);
+  for (const bool augment_on_device : {false, true}) {
+    INFO("augment on the device: ", augment_on_device);
+    datasets::ImageBatchOptions options = corpus_batches(augment_on_device);
+    options.shuffle = false;  // position k of the epoch is folder.paths[k]
+    datasets::ImageBatches cpu(folder, {}, Device::cuda(), options);
+    options.decode_on_device = true;
+    options.device_decode_share = 1.0;
+    datasets::ImageBatches gpu(folder, {}, Device::cuda(), options);
+    const auto expected = epoch_of(cpu, 1), got = epoch_of(gpu, 1);
+    REQUIRE(got.size() == expected.size());
+    for (size_t b = 0; b < got.size(); ++b) {
+      REQUIRE(got[b].size() == expected[b].size());
+      const size_t n = got[b].size() / (IMAGE + 1);
+      for (size_t i = 0; i < n; ++i) {
+        const std::string& path = folder.paths[b * 4 + i];
+        INFO(path);
+        CHECK(got[b][n * IMAGE + i] == expected[b][n * IMAGE + i]);  // the label
+        double sum = 0;
+        for (size_t v = i * IMAGE; v < (i + 1) * IMAGE; ++v) sum += std::fabs(got[b][v] - expected[b][v]);
+        const double mean = sum / IMAGE * 255.0;
+        MESSAGE(path, ": mean |GPU - CPU| ", mean, " of 255");
+        // Gray and CMYK files were the workers' in both loaders: the same bits.
+        const bool workers = std::equal(got[b].begin() + static_cast<std::ptrdiff_t>(i * IMAGE),
+                                        got[b].begin() + static_cast<std::ptrdiff_t>((i + 1) * IMAGE),
+                                        expected[b].begin() + static_cast<std::ptrdiff_t>(i * IMAGE));
+        if (path.find("/c.jpg") != std::string::npos || path.find("cats/e.jpg") != std::string::npos) {
+          CHECK(workers);
+        } else {
+          CHECK(mean <= MEAN_DIFFERENCE);
+        }
+      }
+    }
+    CHECK(gpu.device_decoded_images() > 0);
+    CHECK(gpu.device_decoded_images() < gpu.images_prepared());  // gray and CMYK: the workers'
+    CHECK(cpu.device_decoded_images() == 0);
+    MESSAGE("nvJPEG decoded ", gpu.device_decoded_images(), " of ", gpu.images_prepared(), " images (",
+            gpu.device_decoder_backend(), ")");
+  }
+}
+
+TEST_CASE("the loader decoding on the GPU: the same batches with 1 or 3 workers; share 0 is the CPU loader") {
+  if (!cuda::nvjpeg_built()) {
+    MESSAGE("skipped: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  const datasets::ImageFolder folder = corpus_folder(dir);
+  datasets::ImageBatchOptions options = corpus_batches(true);
+  datasets::ImageBatches cpu(folder, {}, Device::cuda(), options);
+  options.decode_on_device = true;
+  options.device_decode_share = 0.0;
+  datasets::ImageBatches none(folder, {}, Device::cuda(), options);
+  options.device_decode_share = 0.5;
+  datasets::ImageBatches half(folder, {}, Device::cuda(), options);
+  options.workers = 1;
+  datasets::ImageBatches half_one_worker(folder, {}, Device::cuda(), options);
+  for (const int64_t epoch : {1, 2}) {
+    INFO("epoch ", epoch);
+    const auto reference = epoch_of(cpu, epoch);
+    CHECK(epoch_of(none, epoch) == reference);
+    const auto shared = epoch_of(half, epoch);
+    CHECK(epoch_of(half_one_worker, epoch) == shared);
+  }
+  CHECK(none.device_decoded_images() == 0);
+  CHECK(half.device_decoded_images() > 0);
+  CHECK(half.device_decoded_images() == half_one_worker.device_decoded_images());
+}
+
+TEST_CASE("the loader decoding on the GPU refuses a cache and a share outside [0, 1]") {
+  if (!cuda::nvjpeg_built()) {
+    MESSAGE("skipped: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  const datasets::ImageFolder folder = corpus_folder(dir);
+  datasets::ImageBatchOptions options = corpus_batches(true);
+  options.decode_on_device = true;
+  std::vector<uint8_t> cache(folder.paths.size() * IMAGE);
+  test::check_message(test::error_of([&] { datasets::ImageBatches(folder, cache, Device::cuda(), options); }),
+                      {"decoding on the GPU", "cached"});
+  options.device_decode_share = 1.5;
+  test::check_message(test::error_of([&] { datasets::ImageBatches(folder, {}, Device::cuda(), options); }),
+                      {"share", "1.5"});
 }

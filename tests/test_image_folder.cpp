@@ -44,6 +44,7 @@ using engine::datasets::scan_image_folder;
 using engine::datasets::sniff_image_format;
 using engine::test::Bytes;
 using engine::test::check_message;
+using engine::test::error_of;
 using engine::test::TempDir;
 using engine::test::write_bytes;
 
@@ -953,4 +954,13 @@ TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batc
   options.prefetch = 1;
   CHECK_THROWS_WITH_AS(ImageBatches(folder, {}, engine::Device::cpu(), options),
                        doctest::Contains("prefetch must be at least 2"), engine::Error);
+}
+
+TEST_CASE("ImageBatches: decoding on the GPU needs a GPU device") {
+  TempDir dir;
+  const ImageFolder folder = red_cats_blue_dogs(dir);
+  engine::datasets::ImageBatchOptions options = small_batches();
+  options.decode_on_device = true;
+  check_message(error_of([&] { engine::datasets::ImageBatches(folder, {}, engine::Device::cpu(), options); }),
+                {"decoding on the GPU", "needs a GPU device"});
 }
