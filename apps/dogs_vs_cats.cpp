@@ -94,8 +94,8 @@ void report_device_decoding(const datasets::ImageBatches& batches) {
   if (on_gpu == 0) return;
   const int64_t on_cpu = batches.images_prepared() - on_gpu;
   const double cpu_seconds = batches.decode_seconds();  // includes reading the GPU's files
-  std::printf("  decoded: %lld images by nvJPEG, %.0f images/s while its calls ran; %lld by %d workers, "
-              "%.0f images/s a worker (reading every file included)\n",
+  std::printf("  decoded: %lld images by nvJPEG, %.0f images/s while its calls ran; %lld by "
+              "%d workers, %.0f images/s a worker (reading every file included)\n",
               static_cast<long long>(on_gpu), static_cast<double>(on_gpu) / batches.device_decode_seconds(),
               static_cast<long long>(on_cpu), batches.workers(),
               cpu_seconds > 0 ? static_cast<double>(on_cpu) / cpu_seconds : 0.0);
@@ -167,7 +167,9 @@ int main(int argc, char** argv) {
                  "threads decoding and augmenting images (0: all cores but one, which the "
                  "training thread needs)")
       ->check(apps::finite_in(0, 1024));
-  app.add_option("--prefetch", prefetch, "batches prepared ahead of the training step")
+  app.add_option("--prefetch", prefetch,
+                 "batches prepared ahead of the training step (default 8; 32 with --decode-on gpu, "
+                 "whose groups of batches are larger)")
       ->check(apps::finite_in(2, 64));
   app.add_flag("--cache", cache, "decode every image once and keep the pixels in memory");
   app.add_option("--augment-on", augment_on,
@@ -207,6 +209,7 @@ int main(int argc, char** argv) {
     if (decode_on == "gpu" && cache) {
       throw apps::UsageError("--decode-on gpu decodes every epoch; --cache decodes once: choose one");
     }
+    if (decode_on == "gpu" && app.count("--prefetch") == 0) prefetch = 32;
     apps::check_outputs({scaling_csv});  // start_training checked the common flags' files
 
     // Scan both folders (validation must have the training classes), then decode every image

@@ -129,7 +129,7 @@ class ImageBatches {
   // The images that work was done for (batches made ahead and never used included).
   int64_t images_prepared() const;
   // Of those, the ones nvJPEG decoded (decode_on_device), and the seconds its calls took
-  // (the worker driving it waits for each; files read beforehand by all workers).
+  // (the worker driving it waits for each; all workers read the files beforehand).
   int64_t device_decoded_images() const;
   double device_decode_seconds() const;
   // "hardware JPEG engines" or "CUDA kernels" where decoding on the device; else empty.

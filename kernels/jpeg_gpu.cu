@@ -106,6 +106,8 @@ struct GpuJpegDecoder::State {
   int batch, height, width;
   int device = 0;  // the GPU the decoder was made on: a caller's thread may start on another
   cudaStream_t stream = nullptr;
+  // Waited on by sleeping, not spinning: the loader's other workers need the core meanwhile.
+  cudaEvent_t done = nullptr;
   nvjpegHandle_t handle = nullptr;
   nvjpegJpegState_t jpeg = nullptr;
   std::string backend;
@@ -124,6 +126,7 @@ GpuJpegDecoder::GpuJpegDecoder(int batch, int height, int width) : state_(std::m
   s.width = width;
   CHECK_CUDA(cudaGetDevice(&s.device));
   CHECK_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  CHECK_CUDA(cudaEventCreateWithFlags(&s.done, cudaEventBlockingSync | cudaEventDisableTiming));
   // The hardware engines where the GPU has them, else nvJPEG's CUDA kernels.
   if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &s.handle) == NVJPEG_STATUS_SUCCESS) {
     s.backend = "hardware JPEG engines";
@@ -137,6 +140,7 @@ GpuJpegDecoder::GpuJpegDecoder(int batch, int height, int width) : state_(std::m
 GpuJpegDecoder::~GpuJpegDecoder() {
   if (state_->jpeg) nvjpegJpegStateDestroy(state_->jpeg);
   if (state_->handle) nvjpegDestroy(state_->handle);
+  if (state_->done) cudaEventDestroy(state_->done);
   if (state_->stream) cudaStreamDestroy(state_->stream);
 }
 
@@ -213,7 +217,8 @@ std::vector<bool> GpuJpegDecoder::decode(const std::vector<const std::vector<uin
   CHECK_LAUNCH_NAMED("resize_decoded_kernel");
   // The host vectors nvJPEG and the copy read from die here, and the caller reads the targets
   // next: wait until they are done.
-  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaEventRecord(s.done, stream));
+  CHECK_CUDA(cudaEventSynchronize(s.done));
   return taken;
 }
 
