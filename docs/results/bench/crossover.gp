@@ -7,179 +7,179 @@
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000125203
-32 0.000483547
-64 0.0043898
-128 0.0347448
+16 0.000278676
+32 0.000643139
+64 0.00456593
+128 0.0336472
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0336232
-32 0.0371464
-64 0.050351
-128 0.0632684
+16 0.0401565
+32 0.0385866
+64 0.058802
+128 0.0711791
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00265674
-32 0.00600507
-64 0.00393905
-128 0.0050369
+16 0.00298009
+32 0.010904
+64 0.00690933
+128 0.00821818
 EOD
 $matmul_cudnn_resident << EOD
-16 0.00616282
-32 0.012467
-64 0.0110525
-128 0.0111618
+16 0.0152914
+32 0.0173806
+64 0.0206133
+128 0.0220864
 EOD
 $matmul_gpu_copies << EOD
-16 0.0340942
-32 0.0346918
-64 0.0453339
-128 0.0553281
+16 0.0345853
+32 0.0371697
+64 0.0510387
+128 0.0624342
 EOD
 $matmul_gpu_graph << EOD
-16 0.00249785
-32 0.00249662
-64 0.00983893
-128 0.00412383
+16 0.00605091
+32 0.00282487
+64 0.00827378
+128 0.0082912
 EOD
 $matmul_gpu_resident << EOD
-16 0.00344612
-32 0.00328914
-64 0.00545437
-128 0.00480826
+16 0.0126263
+32 0.007824
+64 0.0123154
+128 0.0136914
 EOD
 $dense_cpu_cpu << EOD
-16 0.00475734
-32 0.00803098
-64 0.0155485
-128 0.0522654
+16 0.00529067
+32 0.00976317
+64 0.0147788
+128 0.0386543
 EOD
 $dense_cudnn_copies << EOD
-16 0.0650943
-32 0.0630666
-64 0.0685864
-128 0.0688083
+16 0.0778252
+32 0.0660022
+64 0.0668457
+128 0.0705673
 EOD
 $dense_cudnn_graph << EOD
-16 0.0163791
-32 0.0169101
-64 0.0177626
-128 0.0217067
+16 0.0186967
+32 0.0199947
+64 0.0179787
+128 0.0216899
 EOD
 $dense_cudnn_resident << EOD
-16 0.0478982
-32 0.0441376
-64 0.0433568
-128 0.0492032
+16 0.0740672
+32 0.0586507
+64 0.049472
+128 0.0509728
 EOD
 $dense_gpu_copies << EOD
-16 0.0381029
-32 0.0395176
-64 0.0384767
-128 0.0439694
+16 0.0472527
+32 0.0482117
+64 0.0475504
+128 0.0425714
 EOD
 $dense_gpu_graph << EOD
-16 0.00945015
-32 0.0097088
-64 0.012353
-128 0.012967
+16 0.0127787
+32 0.0100716
+64 0.0151733
+128 0.0138014
 EOD
 $dense_gpu_resident << EOD
-16 0.0207345
-32 0.0224416
-64 0.0216926
-128 0.0236495
+16 0.0327131
+32 0.0370667
+64 0.035888
+128 0.0271863
 EOD
 $conv_cpu_cpu << EOD
-4 0.41621
-8 0.837087
+4 0.472576
+8 0.783656
 EOD
 $conv_cudnn_copies << EOD
-4 0.170752
-8 0.238825
+4 0.298814
+8 0.339319
 EOD
 $conv_cudnn_graph << EOD
-4 0.052736
-8 0.077632
+4 0.0532256
+8 0.0777554
 EOD
 $conv_cudnn_resident << EOD
-4 0.0844096
-8 0.090176
+4 0.113608
+8 0.145224
 EOD
 $conv_gpu_copies << EOD
-4 0.109613
-8 0.153113
+4 0.112098
+8 0.174631
 EOD
 $conv_gpu_graph << EOD
-4 0.0373169
-8 0.0457978
+4 0.038192
+8 0.046784
 EOD
 $conv_gpu_resident << EOD
-4 0.043392
-8 0.0512356
+4 0.0501902
+8 0.0543502
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.100834
-2 0.107649
-4 0.13664
-8 0.166834
-16 0.255864
-32 0.177726
-64 0.310964
+1 0.132612
+2 0.140588
+4 0.144196
+8 0.192603
+16 0.26917
+32 0.251453
+64 0.324944
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.124676
-2 0.160033
-4 0.165814
-8 0.176325
-16 0.151334
-32 0.210099
-64 0.181501
+1 0.188282
+2 0.198714
+4 0.208796
+8 0.217038
+16 0.229264
+32 0.254939
+64 0.237969
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.0383972
-2 0.0443927
-4 0.0445763
-8 0.0931393
-16 0.0943375
-32 0.052982
-64 0.056261
+1 0.038619
+2 0.0443631
+4 0.0445289
+8 0.0932958
+16 0.0942537
+32 0.0528316
+64 0.0560504
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.108952
-2 0.146952
-4 0.147856
-8 0.143454
-16 0.123966
-32 0.175981
-64 0.153797
+1 0.161785
+2 0.178659
+4 0.185417
+8 0.188535
+16 0.208666
+32 0.216265
+64 0.200524
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.106218
-2 0.131445
-4 0.124999
-8 0.138373
-16 0.141513
-32 0.149718
-64 0.161804
+1 0.168933
+2 0.167452
+4 0.166513
+8 0.173253
+16 0.176049
+32 0.195132
+64 0.1909
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.040346
-2 0.0406617
-4 0.0407603
-8 0.041298
-16 0.0419472
-32 0.0425735
-64 0.0467408
+1 0.0406974
+2 0.0410008
+4 0.0411199
+8 0.0414438
+16 0.0417162
+32 0.0422232
+64 0.0466695
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.092397
-2 0.0923142
-4 0.10383
-8 0.109603
-16 0.114818
-32 0.120564
-64 0.124785
+1 0.146685
+2 0.147142
+4 0.152372
+8 0.149669
+16 0.156984
+32 0.166828
+64 0.16166
 EOD
 
 reset
@@ -196,10 +196,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 68.5426, graph 0 to 68.5426, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~68.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 77.4219, graph 0 to 77.4219, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~77.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 92.0665, graph 0 to 92.0665, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~92.1' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 78.6813, graph 0 to 78.6813, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~78.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -209,10 +209,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 87.3345, graph 0 to 87.3345, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~87.3' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 62.1967, graph 0 to 62.1967, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~62.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 110.025, graph 0 to 110.025, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 74.9124, graph 0 to 74.9124, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~74.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -222,12 +222,10 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 114.548, graph 0 to 114.548, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~115' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 78.5613, graph 0 to 78.5613, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~78.6' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 43.7725, graph 0 to 43.7725, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~43.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 105.126, graph 0 to 105.126, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~105' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 65.1162, graph 0 to 65.1162, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~65.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -237,10 +235,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 123.161, graph 0 to 123.161, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~123' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 70.1112, graph 0 to 70.1112, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~70.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 76.2828, graph 0 to 76.2828, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~76.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -268,8 +264,10 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 3.23019, graph 0 to 3.23019, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~3.23' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 5.96328, graph 0 to 5.96328, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~5.96' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 4.52979, graph 0 to 4.52979, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~4.53' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -279,10 +277,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 37.7158, graph 0 to 37.7158, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~37.7' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 5.0742, graph 0 to 5.0742, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~5.07' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 32.9528, graph 0 to 32.9528, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~33' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 7.57758, graph 0 to 7.57758, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~7.58' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -298,10 +296,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 68.5426, graph 0 to 68.5426, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~68.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 77.4219, graph 0 to 77.4219, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~77.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 92.0665, graph 0 to 92.0665, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~92.1' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 78.6813, graph 0 to 78.6813, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~78.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -311,10 +309,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 87.3345, graph 0 to 87.3345, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~87.3' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 62.1967, graph 0 to 62.1967, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~62.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 110.025, graph 0 to 110.025, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 74.9124, graph 0 to 74.9124, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~74.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -324,12 +322,10 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 114.548, graph 0 to 114.548, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~115' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 78.5613, graph 0 to 78.5613, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~78.6' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 43.7725, graph 0 to 43.7725, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~43.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 105.126, graph 0 to 105.126, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~105' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 65.1162, graph 0 to 65.1162, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~65.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -339,10 +335,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 123.161, graph 0 to 123.161, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~123' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 70.1112, graph 0 to 70.1112, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~70.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 76.2828, graph 0 to 76.2828, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~76.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -370,8 +364,10 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 3.23019, graph 0 to 3.23019, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~3.23' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 5.96328, graph 0 to 5.96328, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~5.96' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 4.52979, graph 0 to 4.52979, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~4.53' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -381,10 +377,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 37.7158, graph 0 to 37.7158, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~37.7' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 5.0742, graph 0 to 5.0742, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~5.07' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 32.9528, graph 0 to 32.9528, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~33' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 7.57758, graph 0 to 7.57758, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~7.58' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \

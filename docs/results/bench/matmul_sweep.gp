@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000414
-1000 0.000435
-10000 0.000953
-100000 0.00486
-1000000 0.015088
-10000000 0.242224
+100 0.000887
+1000 0.000486
+10000 0.00127
+100000 0.007664
+1000000 0.015266
+10000000 0.335257
 EOD
 $gpu_matmul << EOD
-100 0.00656
-1000 0.005184
-10000 0.010752
-100000 0.01024
-1000000 0.00992
-10000000 0.028992
+100 0.007104
+1000 0.006624
+10000 0.01328
+100000 0.016096
+1000000 0.014304
+10000000 0.031552
 EOD
 $cudnn_matmul << EOD
-100 0.0136
-1000 0.018368
-10000 0.018688
-100000 0.012512
-1000000 0.013792
-10000000 0.045664
+100 0.018432
+1000 0.020416
+10000 0.021248
+100000 0.014048
+1000000 0.018368
+10000000 0.049056
 EOD
 $cpu_generate_matmul << EOD
-100 0.003008
-1000 0.021469
-10000 0.030586
-100000 0.259799
-1000000 2.3393
-10000000 22.8186
+100 0.00764
+1000 0.031718
+10000 0.045392
+100000 0.345819
+1000000 3.22103
+10000000 33.0838
 EOD
 $gpu_generate_matmul << EOD
-100 0.01392
-1000 0.012096
-10000 0.016672
-100000 0.01648
-1000000 0.019456
-10000000 0.086784
+100 0.016288
+1000 0.015072
+10000 0.020736
+100000 0.022304
+1000000 0.025664
+10000000 0.088608
 EOD
 $cudnn_generate_matmul << EOD
-100 0.019136
-1000 0.023264
-10000 0.025472
-100000 0.019488
-1000000 0.022656
-10000000 0.115008
+100 0.023904
+1000 0.028896
+10000 0.03872
+100000 0.025984
+1000000 0.023296
+10000000 0.118496
 EOD
 $gpu_copies_matmul << EOD
-100 0.039136
-1000 0.038368
-10000 0.05248
-100000 0.10272
-1000000 0.785984
-10000000 9.36656
+100 0.041664
+1000 0.041792
+10000 0.052576
+100000 0.110976
+1000000 1.00576
+10000000 14.6528
 EOD
 $cudnn_copies_matmul << EOD
-100 0.043328
-1000 0.042432
-10000 0.054464
-100000 0.103712
-1000000 0.794144
-10000000 9.65578
+100 0.049216
+1000 0.04944
+10000 0.063712
+100000 0.121632
+1000000 0.97616
+10000000 12.8936
 EOD
 $cpu_square << EOD
-64 90.0529
-128 140.189
-256 376.099
-512 692.12
-1024 965.601
-2048 1035.89
+64 103.024
+128 103.614
+256 375.3
+512 418.438
+1024 993.896
+2048 998.928
 EOD
 $gpu_square << EOD
-64 60.0146
-128 456.697
-256 2970.47
-512 10230
-1024 23916.2
-2048 42857.1
+64 43.6907
+128 502.192
+256 2796.2
+512 8895.66
+1024 23638.2
+2048 42134
 EOD
 $cudnn_square << EOD
-64 40.7562
-128 249.186
-256 1707.78
-512 11881.9
-1024 31054.5
-2048 49426.5
+64 28.8959
+128 297.891
+256 1232.17
+512 10356.3
+1024 31971.8
+2048 48842
 EOD
 
 reset
@@ -107,20 +107,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.00992 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.014304 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.013792 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049056 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.012096 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015072 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.025472 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.028896 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 456.697 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 502.192 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 297.891 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,20 +160,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.00992 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.014304 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.013792 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049056 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.012096 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015072 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.025472 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.028896 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 456.697 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 502.192 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 297.891 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
