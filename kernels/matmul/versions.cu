@@ -88,8 +88,9 @@ __global__ void split_k_reduce_kernel(const float* __restrict__ partial, int sli
 }
 
 // Narrow C: a bias gradient is 32-128 sums of ~264 chunk partials (kernels/activation.cu,
-// kernels/conv/backward_filter_few_channels.cu), a first layer's dw 864 of 264, a Hopper
-// filter gradient's dw 9,216-36,864 sums of 58-128 slices (kernels/conv/tma_wgmma_filter.cu).
+// kernels/conv/backward_filter_few_channels.cu) or of one partial per dy copy block (up to 800:
+// kernels/conv/tma_wgmma_filter.cu), a first layer's dw 864 of 264, a Hopper filter
+// gradient's dw 9,216-36,864 sums of 58-128 slices (kernels/conv/tma_wgmma_filter.cu).
 // One thread per element would be one block whose threads each wait on 264 loads from L2 in
 // turn, slow whatever the unrolling (measured: docs/results/cnn.md, "Measured: ..., 2026-11-24",
 // the split_k_reduce row). Here a block takes 32 x W consecutive elements (lane l: elements
