@@ -44,6 +44,13 @@ std::vector<uint8_t> corpus_file(const std::string& name) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Without nvJPEG in the build, a case says so and passes.
+bool no_nvjpeg() {
+  if (cuda::nvjpeg_built()) return false;
+  MESSAGE("skipped: this build has no nvJPEG");
+  return true;
+}
+
 double mean_difference(const uint8_t* gpu, const std::string& name) {
   const std::vector<uint8_t> file = corpus_file(name);
   std::vector<uint8_t> cpu(IMAGE);
@@ -78,10 +85,7 @@ std::vector<uint8_t> gpu_decode(cuda::GpuJpegDecoder& decoder, const std::vector
 }  // namespace
 
 TEST_CASE("GPU JPEG: colour files decode to the CPU decoder's pixels, within a few units") {
-  if (!cuda::nvjpeg_built()) {
-    MESSAGE("skipped: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   cuda::GpuJpegDecoder decoder(8, SIDE, SIDE);
   MESSAGE("nvJPEG backend: ", decoder.backend());
   const std::vector<std::string> names = {"rgb_13x9_444.jpg", "rgb_16x12_420.jpg", "rgb_1x1.jpg",
@@ -102,10 +106,7 @@ TEST_CASE("GPU JPEG: colour files decode to the CPU decoder's pixels, within a f
 }
 
 TEST_CASE("GPU JPEG: gray, CMYK, non-JPEG, lying and truncated files are handed back, never thrown") {
-  if (!cuda::nvjpeg_built()) {
-    MESSAGE("skipped: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   cuda::GpuJpegDecoder decoder(8, SIDE, SIDE);
   // Files whose header nvJPEG cannot read, or which it must leave to the CPU's conversions.
   const std::vector<std::string> refused = {"gray_9x14.jpg",     "cmyk_8x8_adobe.jpg", "html_page.jpg",
@@ -177,10 +178,7 @@ std::vector<std::vector<float>> epoch_of(datasets::ImageBatches& batches, int64_
 }  // namespace
 
 TEST_CASE("the loader decoding on the GPU: the CPU loader's batches, pixels within the decoders' difference") {
-  if (!cuda::nvjpeg_built()) {
-    MESSAGE("skipped: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   const datasets::ImageFolder folder = corpus_folder(dir);
   for (const bool augment_on_device : {false, true}) {
@@ -224,10 +222,7 @@ TEST_CASE("the loader decoding on the GPU: the CPU loader's batches, pixels with
 }
 
 TEST_CASE("the loader decoding on the GPU: the same batches with 1 or 3 workers; share 0 is the CPU loader") {
-  if (!cuda::nvjpeg_built()) {
-    MESSAGE("skipped: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   const datasets::ImageFolder folder = corpus_folder(dir);
   datasets::ImageBatchOptions options = corpus_batches(true);
@@ -252,10 +247,7 @@ TEST_CASE("the loader decoding on the GPU: the same batches with 1 or 3 workers;
 }
 
 TEST_CASE("the loader decoding on the GPU refuses a cache and a share outside [0, 1]") {
-  if (!cuda::nvjpeg_built()) {
-    MESSAGE("skipped: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   const datasets::ImageFolder folder = corpus_folder(dir);
   datasets::ImageBatchOptions options = corpus_batches(true);
