@@ -1,16 +1,18 @@
 // JPEG decoding on the GPU (jpeg_gpu.h): nvJPEG's batched decode, then our resize.
 //
 // Napkin math, the Dogs-vs-Cats tree (2,000 JPEGs of 100-500 px, ~60,000 decoded pixels an
-// image on average, to 150 x 150): the CPU decodes one in 0.4-0.5 ms a core, ~16,000 images/s
-// on a 16-core host, where the TF32 step needs ~26,000 (docs/results/dogs_vs_cats.md). An
-// H100 has hardware JPEG engines (NVJPG) beside its SMs; at 1-4 Gpixel/s for the engines
-// together, 60,000 pixels an image is 15-60 us of engine time, i.e. tens of thousands of
-// images/s, without taking SM time from the step (only the resize: 67,500 output bytes an
-// image, read from ~180 KB of decoded RGB: ~0.1 us of bandwidth). The host still reads each
-// file and parses its header (nvJPEG does part of the Huffman work on the CPU for the CUDA
-// backend). Measured by apps/jpeg_bench on an H100 host (docs/results/dogs_vs_cats.md): 19,400
-// images/s in calls of 32 images, 41,400 in calls of 512, from one host thread; 16 cores of
-// libjpeg-turbo, 35,000-37,000.
+// image on average, to 150 x 150): the CPU decodes one in 0.4-0.5 ms a core, ~28,000 images/s
+// from a 16-core host's 15 loader workers, where the TF32 step eats ~44,000
+// (docs/results/dogs_vs_cats.md). An H100 or H200 has hardware JPEG engines (NVJPG) beside its
+// SMs; at 1-4 Gpixel/s for the engines together, 60,000 pixels an image is 15-60 us of engine
+// time, i.e. tens of thousands of images/s, with little SM time taken from the step (nvJPEG's
+// colour conversion and the resize: 67,500 output bytes an image, read from ~180 KB of
+// decoded RGB: ~0.1 us of bandwidth). The host still reads each file and parses its header
+// (nvJPEG does part of the Huffman work on the CPU for the CUDA backend). Measured by
+// apps/jpeg_bench on an H100 host: 19,400 images/s in calls of 32 images, 41,400 in calls of
+// 512, from one host thread; 16 cores of libjpeg-turbo, 35,000-37,000. Inside the loader
+// (calls of ~120 images beside a training step, H200): 19,000-20,000 while its calls ran,
+// ~10,000 beside the FP32 step, whose kernels hold the SMs.
 //
 // The resize is the CPU path's (datasets/jpeg_image.cpp, resize_bilinear) computed per output
 // byte: the same taps in 256ths, the vertical blend exact in 16 bits, the horizontal one
