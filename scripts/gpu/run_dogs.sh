@@ -43,6 +43,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   ./build-dev/datasets/make_dogs_cats --out /tmp/dogs_small --train-per-class 48 --validation-per-class 16 --force > /dev/null
   ms "$app" --gpu --data-dir /tmp/dogs_small --epochs 2 --workers 4
   ms "$app" --gpu --data-dir /tmp/dogs_small --epochs 2 --workers 4 --augment-on gpu --cache
+  ms "$app" --gpu --data-dir /tmp/dogs_small --epochs 2 --workers 4 --augment-on gpu --decode-on gpu
   ms "$app" --device cudnn --data-dir /tmp/dogs_small --epochs 1 --workers 4 --augment-on gpu
   cp build-dev/Testing/Temporary/LastTest.log "$out/ctest_full.log" 2>/dev/null
 fi
@@ -54,6 +55,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   step "ours gpu, decode + augment on the CPU every epoch" 120 "${run[@]}" --gpu --json "$out/ours_gpu.json"
   step "ours gpu, augment on the GPU" 120 "${run[@]}" --gpu --augment-on gpu --json "$out/ours_gpu_augment_gpu.json"
   step "ours gpu --tf32, augment on the GPU" 120 "${run[@]}" --gpu --tf32 --augment-on gpu --json "$out/ours_gpu_tf32.json"
+  step "ours gpu --tf32, augment and half the decoding on the GPU (nvJPEG)" 120 "${run[@]}" --gpu --tf32 --augment-on gpu --decode-on gpu --json "$out/ours_gpu_tf32_decode_gpu.json"
   step "ours cudnn, augment on the GPU" 120 "${run[@]}" --device cudnn --augment-on gpu --json "$out/ours_cudnn.json"
   step "ours cudnn --tf32, augment on the GPU" 120 "${run[@]}" --device cudnn --tf32 --augment-on gpu --json "$out/ours_cudnn_tf32.json"
   step "ours gpu, the article's 50 epochs, --cache, augment on the GPU" 120 "$app" --data-dir "$tree" --gpu --cache --augment-on gpu --json "$out/ours_gpu_50.json" --save "$out/first_try.weights"
