@@ -9,8 +9,9 @@
 //
 // At this size the model's arithmetic is small (about 1 TFLOP per epoch: tens of milliseconds
 // on an H100), and decoding and augmenting the JPEGs is the real cost. The loader
-// (datasets/image_batches.h) prepares batches on --workers threads while the device trains,
-// and every epoch reports how long the steps waited for data.
+// (datasets/image_batches.h) prepares batches on --workers threads while the device trains
+// (with --decode-on gpu, nvJPEG on the GPU decodes about half the JPEGs beside them), and
+// every epoch reports how long the steps waited for data.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
