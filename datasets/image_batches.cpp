@@ -12,15 +12,13 @@
 
 #include "core/affine_sample.h"
 #include "core/binary_file.h"
+#include "core/device_jpeg.h"
 #include "core/device_services.h"
 #include "core/dispatch.h"
 #include "core/error.h"
 #include "core/ops/augment.h"
 #include "core/rng.h"
 #include "datasets/jpeg_image.h"
-#if defined(ENGINE_WITH_CUDA)
-#include "kernels/jpeg_gpu.h"
-#endif
 
 namespace engine::datasets {
 namespace {
@@ -35,20 +33,6 @@ double seconds_between(std::chrono::steady_clock::time_point from,
 }
 
 }  // namespace
-
-#if defined(ENGINE_WITH_CUDA)
-struct ImageBatches::DeviceDecoder : cuda::GpuJpegDecoder {
-  using GpuJpegDecoder::GpuJpegDecoder;
-};
-#else
-struct ImageBatches::DeviceDecoder {
-  DeviceDecoder(int, int, int) { throw Error("decoding on the GPU: this build has no CUDA"); }
-  std::string backend() const { return {}; }
-  std::vector<bool> decode(const std::vector<const std::vector<uint8_t>*>&, const std::vector<uint8_t*>&) {
-    return {};
-  }
-};
-#endif
 
 ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Device device,
                            const ImageBatchOptions& options)
@@ -113,8 +97,8 @@ ImageBatches::ImageBatches(ImageFolder folder, std::vector<uint8_t> cache, Devic
     free_.push_back(&slot);
   }
   if (options_.decode_on_device) {  // at most a group's images a call
-    device_decoder_ = std::make_unique<DeviceDecoder>(static_cast<int>(group_batches() * batch),
-                                                      options_.height, options_.width);
+    device_decoder_ = std::make_unique<DeviceJpegDecoder>(device_, static_cast<int>(group_batches() * batch),
+                                                          options_.height, options_.width);
   }
 }
 

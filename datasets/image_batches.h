@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "core/data_parallel.h"
+#include "core/device_jpeg.h"
 #include "core/device.h"
 #include "core/tensor.h"
 #include "datasets/augment.h"
@@ -165,8 +166,7 @@ class ImageBatches {
   int64_t image_bytes_;
   Tensor x_, y_, device_pixels_, device_transforms_;
   std::vector<Slot> slots_;
-  struct DeviceDecoder;  // nvJPEG's, where decode_on_device (image_batches.cpp)
-  std::unique_ptr<DeviceDecoder> device_decoder_;
+  std::unique_ptr<DeviceJpegDecoder> device_decoder_;  // nvJPEG's, where decode_on_device
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
