@@ -254,7 +254,7 @@ void ImageBatches::fill(const std::vector<Slot*>& slots, int64_t epoch, const in
     return slot.pixels ? slot.pixels + (k % batch) * image_bytes_ : nullptr;
   };
 
-  // Group k's images: those nvJPEG is to take (their files read first), the rest the workers'.
+  // The group's images: those nvJPEG is to take (their files read first), the rest the workers'.
   std::vector<int64_t> on_device, on_host;
   for (int64_t k = 0; k < count; ++k) {
     const bool device = device_decoder_ && device_decodes(static_cast<int32_t>(sample_of(k)));
