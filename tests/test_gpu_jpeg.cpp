@@ -221,7 +221,7 @@ TEST_CASE("the loader decoding on the GPU: the CPU loader's batches, pixels with
   }
 }
 
-TEST_CASE("the loader decoding on the GPU: the same batches with 1 or 3 workers; share 0 is the CPU loader") {
+TEST_CASE("the loader decoding on the GPU: the same batches with 1 or 2 workers; share 0 is the CPU loader") {
   if (no_nvjpeg()) return;
   test::TempDir dir;
   const datasets::ImageFolder folder = corpus_folder(dir);
