@@ -24,6 +24,7 @@
 #include "apps/common/app_options.h"
 #include "apps/common/rank_launcher.h"
 #include "apps/common/training_report.h"
+#include "core/device_jpeg.h"
 #include "core/device_services.h"
 #include "datasets/image_batches.h"
 #include "datasets/image_folder.h"
@@ -206,6 +207,10 @@ int main(int argc, char** argv) {
     }
     if (decode_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--decode-on gpu needs --device gpu or cudnn");
+    }
+    if (decode_on == "gpu" && !DeviceJpegDecoder::built()) {
+      throw apps::UsageError("--decode-on gpu: this build has no nvJPEG (the CUDA toolkit's libnvjpeg was not "
+                             "found at configure time)");
     }
     if (decode_on == "gpu" && cache) {
       throw apps::UsageError("--decode-on gpu decodes every epoch; --cache decodes once: choose one");

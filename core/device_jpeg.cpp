@@ -33,6 +33,14 @@ DeviceJpegDecoder::DeviceJpegDecoder(Device device, int batch, int height, int w
 
 DeviceJpegDecoder::~DeviceJpegDecoder() = default;
 
+bool DeviceJpegDecoder::built() {
+#if defined(ENGINE_WITH_CUDA)
+  return cuda::nvjpeg_built();
+#else
+  return false;
+#endif
+}
+
 std::string DeviceJpegDecoder::backend() const { return decoder_->backend(); }
 
 std::vector<bool> DeviceJpegDecoder::decode(const std::vector<const std::vector<uint8_t>*>& files,

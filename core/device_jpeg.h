@@ -21,6 +21,9 @@ class DeviceJpegDecoder {
   DeviceJpegDecoder(const DeviceJpegDecoder&) = delete;
   DeviceJpegDecoder& operator=(const DeviceJpegDecoder&) = delete;
 
+  // Whether this build can decode JPEGs on a GPU (CUDA and nvJPEG found at configure time).
+  static bool built();
+
   // Which of nvJPEG's backends decodes: "hardware JPEG engines" or "CUDA kernels".
   std::string backend() const;
   // As cuda::GpuJpegDecoder::decode: files[i] into the height * width * 3 bytes at targets[i]

@@ -25,6 +25,10 @@ expect_status 2 "--workers -1" -- "$app" --workers -1
 expect_status 2 "--prefetch 1" -- "$app" --prefetch 1
 expect_status 2 "--augment-on tpu" -- "$app" --augment-on tpu
 expect_status 2 "--augment-on gpu on the CPU" -- "$app" "${small[@]}" --augment-on gpu --epochs 1
+expect_status 2 "--decode-on tpu" -- "$app" --decode-on tpu
+expect_status 2 "--gpu-decode-share 1.5" -- "$app" --gpu-decode-share 1.5
+expect_status 2 "--decode-on gpu on the CPU" -- "$app" "${small[@]}" --decode-on gpu --epochs 1
+expect_text "$tmp/err" "--decode-on gpu needs --device gpu or cudnn"
 expect_status 2 "--image-size 8 (too small for three convolutions)" -- "$app" --image-size 8
 expect_status 2 "--data-scaling with a bad count" -- "$app" "${small[@]}" --data-scaling 1,x
 expect_status 2 "--epochs 0 without --load" -- "$app" "${small[@]}" --epochs 0
