@@ -8,6 +8,7 @@
 #include "apps/bench/experiment.h"
 #include "apps/bench/published.h"
 #include "apps/common/spread.h"
+#include "core/device_jpeg.h"
 
 namespace fs = std::filesystem;
 
@@ -26,6 +27,8 @@ struct Case {
   double gpu, cpu, torch_gpu, torch_cpu;
   // TF32 tensor cores (ours with --tf32, PyTorch with its TF32 default): on GPUs only.
   bool tf32 = false;
+  // Flags for ours only, after `args` (the PyTorch script has no such option).
+  Args ours_only = {};
 };
 
 struct Spec {
@@ -140,7 +143,8 @@ class TrainingExperiment final : public BenchExperiment {
       for (const std::string& d : config.devices) {
         const bool cpu = d == "cpu";
         if (cpu && c.tf32) continue;
-        const Args args = concat(concat(concat({"--device", d}, c.args), spec_.data(config, false, cpu)),
+        const Args args = concat(concat(concat(concat({"--device", d}, c.args), c.ours_only),
+                                        spec_.data(config, false, cpu)),
                                  concat(run_args(config, run_for(config, spec_, c, cpu, false), cpu),
                                         c.tf32 ? Args{"--tf32"} : Args{}));
         jobs.push_back(app_job(config, our_job(spec_, c, d), spec_.app, args, cpu ? c.cpu : c.gpu));
@@ -276,6 +280,16 @@ std::string describe_dogs_tree(const Config& config) {
          "the device, so its times leave decoding out";
 }
 
+// Dogs vs Cats in TF32 on a GPU: ours augmenting on the GPU and, where the build has nvJPEG,
+// decoding half the JPEGs there too (--decode-on gpu), as fast as the loader goes.
+Case dogs_tf32_case() {
+  const bool nvjpeg = DeviceJpegDecoder::built();
+  Case c{"tf32", nvjpeg ? "TF32, decoding on the CPU and the GPU" : "TF32, augmenting on the GPU", {}, 0, 4, 0, 7, 0,
+         true};
+  c.ours_only = nvjpeg ? Args{"--augment-on", "gpu", "--decode-on", "gpu"} : Args{"--augment-on", "gpu"};
+  return c;
+}
+
 std::vector<Spec> specs() {
   return {
       {"mnist_mlp", "MNIST MLP (seed 000)", 10,
@@ -294,7 +308,7 @@ std::vector<Spec> specs() {
        },
        nullptr, nullptr, true, {"--no-tf32"}},
       {"dogs_vs_cats", "Dogs vs Cats (seed 004)", 50,
-       {{"", "", {}, 10, 4, 6, 7, 7}},
+       {{"", "FP32", {}, 10, 4, 6, 7, 7}, dogs_tf32_case()},
        [](const Config& config, bool pytorch, bool cpu) {
          // PyTorch's --mode compute trains on tensors already on the device (random images:
          // decoding is not timed there); ours reads, decodes and augments the JPEGs every epoch.
