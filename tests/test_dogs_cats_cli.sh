@@ -27,6 +27,7 @@ expect_status 2 "--augment-on tpu" -- "$app" --augment-on tpu
 expect_status 2 "--augment-on gpu on the CPU" -- "$app" "${small[@]}" --augment-on gpu --epochs 1
 expect_status 2 "--decode-on tpu" -- "$app" --decode-on tpu
 expect_status 2 "--gpu-decode-share 1.5" -- "$app" --gpu-decode-share 1.5
+expect_status 2 "--gpu-decode-share without --decode-on gpu" -- "$app" "${small[@]}" --gpu-decode-share 0.3 --epochs 1
 expect_status 2 "--decode-on gpu on the CPU" -- "$app" "${small[@]}" --decode-on gpu --epochs 1
 expect_text "$tmp/err" "--decode-on gpu needs --device gpu or cudnn"
 expect_status 2 "--image-size 8 (too small for three convolutions)" -- "$app" --image-size 8
