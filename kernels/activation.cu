@@ -179,13 +179,8 @@ void launch_columns(Activation act, const float* y, const Tensor& dy, float* dx,
   });
   CHECK_LAUNCH();
   if (chunk_sums.defined()) {  // dbias = the chunks' sums added in order: a 1 x cols split-K
-    gemm::Gemm g;
-    g.M = 1;
-    g.N = static_cast<int>(cols);
-    g.C = dbias;
-    g.ldc = g.N;
-    g.partial = chunk_sums.data<float>();
-    gemm::split_k_reduce(g, static_cast<int>(chunks), stream());
+    gemm::add_partials(chunk_sums.data<float>(), static_cast<int>(chunks), 1, static_cast<int>(cols), dbias,
+                       stream());
   }
 }
 

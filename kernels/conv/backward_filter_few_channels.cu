@@ -327,16 +327,11 @@ Args args_for(const Conv2dGeometry& g, const float* x, const float* dy, float* w
   return p;
 }
 
-// out (rows x out_c) = the blocks' partials at `partial` added in order: a split-K.
-void add_partials(const float* partial, int64_t rows, int64_t out_c, int64_t blocks, float* out,
-                  cudaStream_t stream) {
-  gemm::Gemm sum;
-  sum.M = static_cast<int>(rows);
-  sum.N = static_cast<int>(out_c);
-  sum.C = out;
-  sum.ldc = sum.N;
-  sum.partial = const_cast<float*>(partial);
-  gemm::split_k_reduce(sum, static_cast<int>(blocks), stream);
+// dw (9 in_c x out_c) = the blocks' partial dw added in order.
+void add_block_partials(const Conv2dGeometry& g, const float* workspace, int64_t blocks, float* dw,
+                        cudaStream_t stream) {
+  gemm::add_partials(workspace, static_cast<int>(blocks), static_cast<int>(9 * g.in_c), static_cast<int>(g.out_c),
+                     dw, stream);
 }
 
 }  // namespace
@@ -355,7 +350,7 @@ void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const
     few_channels_filter_kernel<3><<<grid, THREADS, 0, stream>>>(p);
   }
   CHECK_LAUNCH();
-  add_partials(workspace, 9 * g.in_c, g.out_c, blocks, dw, stream);
+  add_block_partials(g, workspace, blocks, dw, stream);
 }
 
 void few_channels_fused_backward_filter(const Conv2dGeometry& g, Activation act, const float* y, const float* x,
@@ -371,8 +366,8 @@ void few_channels_fused_backward_filter(const Conv2dGeometry& g, Activation act,
   if (act == Activation::Relu) launch_tf32<Activation::Relu, true>(g, p, grid, stream);
   else launch_tf32<Activation::None, true>(g, p, grid, stream);
   CHECK_LAUNCH();
-  add_partials(workspace, 9 * g.in_c, g.out_c, blocks, dw, stream);
-  add_partials(p.bias_partial, 1, g.out_c, blocks, db, stream);
+  add_block_partials(g, workspace, blocks, dw, stream);
+  gemm::add_partials(p.bias_partial, static_cast<int>(blocks), 1, static_cast<int>(g.out_c), db, stream);
 }
 
 }  // namespace engine::cuda::conv

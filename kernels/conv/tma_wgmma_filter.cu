@@ -323,15 +323,7 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   const dim3 copy_grid(static_cast<unsigned>(copy_blocks), static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
   transpose_dy_kernel<<<copy_grid, COPY_THREADS, 0, stream>>>(dy, dyt, column_sums, p);
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
-  if (db) {  // db = the copy blocks' column sums added in order
-    gemm::Gemm sum;
-    sum.M = 1;
-    sum.N = p.out_c;
-    sum.C = db;
-    sum.ldc = p.out_c;
-    sum.partial = column_sums;
-    gemm::split_k_reduce(sum, copy_blocks, stream);
-  }
+  if (db) gemm::add_partials(column_sums, copy_blocks, 1, p.out_c, db, stream);  // the blocks' sums in order
 
   const CUtensorMap x_map =
       hopper::activations_map(x, p.in_c, to_int(g.in_w, "in_w"), to_int(g.in_h, "in_h"), p.batch, plan.pixels);
@@ -341,15 +333,7 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   if (plan.bn == 32) launch_tiles<32>(x_map, dyt_map, p, plan.slices, stream);
   else if (plan.bn == 64) launch_tiles<64>(x_map, dyt_map, p, plan.slices, stream);
   else launch_tiles<128>(x_map, dyt_map, p, plan.slices, stream);
-  if (plan.slices > 1) {  // dw = the slices' partials added in order
-    gemm::Gemm sum;
-    sum.M = p.rows;
-    sum.N = p.out_c;
-    sum.C = dw;
-    sum.ldc = p.out_c;
-    sum.partial = p.out;
-    gemm::split_k_reduce(sum, plan.slices, stream);
-  }
+  if (plan.slices > 1) gemm::add_partials(p.out, plan.slices, p.rows, p.out_c, dw, stream);  // in order
 }
 
 }  // namespace engine::cuda::conv

@@ -135,5 +135,9 @@ const Version& version_named(const char* name);  // throws engine::Error if unkn
 
 // Adds the split-K slices in order and applies alpha and beta (one launch).
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream);
+// out (rows x cols, contiguous) = the `slices` partials at `partial` ((slices, rows, cols))
+// added in order: split_k_reduce for the kernels that reduce in blocks of their own (a bias
+// gradient's chunks, a filter gradient's pixel runs).
+void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream);
 
 }  // namespace engine::cuda::gemm

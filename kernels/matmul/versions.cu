@@ -183,4 +183,14 @@ void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
   CHECK_LAUNCH();
 }
 
+void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream) {
+  Gemm sum;
+  sum.M = rows;
+  sum.N = cols;
+  sum.C = out;
+  sum.ldc = cols;
+  sum.partial = const_cast<float*>(partial);  // read only: the reduction writes C
+  split_k_reduce(sum, slices, stream);
+}
+
 }  // namespace engine::cuda::gemm
