@@ -103,6 +103,11 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& dy, const Tenso
 
 namespace {
 
+// The few-channels filter gradient's partials, from the caching allocator.
+Tensor few_channels_workspace(const Conv2dGeometry& g, const CudaDevice& gpu) {
+  return Tensor::empty({conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+}
+
 // dw, and db = dy's column sums when db is given: the Hopper filter gradient sums them while
 // it copies dy; elsewhere sum_rows does, a pass over dy of its own.
 void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db) {
@@ -111,8 +116,7 @@ void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
     if (db) sum_rows(dy.view({g.batch * g.out_h * g.out_w, g.out_c}), *db);
   };
   if (conv::few_channels_filter_fits(g, dy.data<float>())) {  // a first layer: 1 or 3 channels
-    const Tensor workspace = Tensor::empty(
-        {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    const Tensor workspace = few_channels_workspace(g, gpu);
     if (db && gpu.tf32() && conv::few_channels_fused_fits(g, Activation::None)) {  // db as dy is read
       conv::few_channels_fused_backward_filter(g, Activation::None, nullptr, x.data<float>(), dy.data<float>(),
                                                dw.data<float>(), db->data<float>(), workspace.data<float>(),
@@ -153,8 +157,7 @@ void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, 
                                        const Tensor& dy, Tensor& dw, Tensor& db) {
   const CudaDevice& gpu = device_of(dw);
   if (gpu.tf32() && conv::few_channels_filter_fits(g, dy.data<float>()) && conv::few_channels_fused_fits(g, act)) {
-    const Tensor workspace = Tensor::empty(
-        {conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
+    const Tensor workspace = few_channels_workspace(g, gpu);
     conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
                                              dw.data<float>(), db.data<float>(), workspace.data<float>(),
                                              multiprocessor_count(), stream());
