@@ -25,6 +25,7 @@
 #include <jpeglib.h>
 #include <sys/resource.h>
 
+#include "core/device_jpeg.h"
 #include "core/error.h"
 #include "datasets/image_batches.h"
 #include "datasets/image_folder.h"
@@ -954,6 +955,16 @@ TEST_CASE("ImageBatches: next() before start_epoch or past the epoch's last batc
   options.prefetch = 1;
   CHECK_THROWS_WITH_AS(ImageBatches(folder, {}, engine::Device::cpu(), options),
                        doctest::Contains("prefetch must be at least 2"), engine::Error);
+}
+
+TEST_CASE("DeviceJpegDecoder: a CPU device is refused; a build without CUDA has none") {
+  check_message(error_of([] { engine::DeviceJpegDecoder(engine::Device::cpu(), 4, 8, 8); }),
+                {"decoding JPEGs on a device needs a GPU", "cpu"});
+#if !defined(ENGINE_WITH_CUDA)
+  CHECK_FALSE(engine::DeviceJpegDecoder::built());
+  check_message(error_of([] { engine::DeviceJpegDecoder(engine::Device::cuda(), 4, 8, 8); }),
+                {"this build has no CUDA"});
+#endif
 }
 
 TEST_CASE("ImageBatches: decoding on the GPU needs a GPU device") {
