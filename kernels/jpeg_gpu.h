@@ -1,7 +1,7 @@
 // JPEG decoding on the GPU with nvJPEG, where the build found it (ENGINE_WITH_NVJPEG: the CUDA
-// toolkit's libnvjpeg, optional like cuDNN). The image loader's --decode-on gpu
-// (datasets/image_batches.h) and apps/jpeg_bench, which measures it against the CPU decoder
-// (datasets/jpeg_image.h) on the same files.
+// toolkit's libnvjpeg, optional like cuDNN). For the image loader's --decode-on gpu
+// (datasets/image_batches.h, through core/device_jpeg.h) and apps/jpeg_bench, which measures
+// it against the CPU decoder (datasets/jpeg_image.h) on the same files.
 //
 // What it does with a batch: nvJPEG decodes every colour (3-component) JPEG at its own size
 // into device memory, interleaved RGB, with the GPU's hardware JPEG engines where it has them

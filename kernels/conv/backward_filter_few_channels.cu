@@ -128,8 +128,9 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) few_channels_filter_ke
 // ~330 (16 threads a pixel, each 27 broadcast loads and 54 FMA). Dogs vs Cats' first layer:
 // 700,928 pixels, 1.21 GFLOP; its dy, 90 MB read once, ~35 us at ~2.6 TB/s, would then be the
 // bound (the FMA kernel: 200 us on an H100). Measured (H200, 2026-11-28): 87 us there (ncu, a
-// cold cache), and CIFAR's 32x32x3 -> 32 14.3 us against the FMA kernel's 28.3 (kernel_bench);
-// what holds Dogs vs Cats' above its 35 us has not been profiled yet.
+// cold cache; fused as below, reading y too: 99 us), and CIFAR's 32x32x3 -> 32 14.3 us against
+// the FMA kernel's 28.3 (kernel_bench); what holds Dogs vs Cats' above its 35 us has not been
+// profiled yet.
 //
 // At the end the block's 8 warps put their tiles in shared memory and out_c x taps threads add
 // them in warp order; split_k_reduce then adds the blocks' partials in order, as above.
