@@ -19,6 +19,7 @@
 #include "kernels/conv/tma_wgmma.h"
 #include "kernels/cuda_device.h"
 #include "kernels/launch.h"
+#include "kernels/vector_io.h"
 
 namespace engine::cuda {
 namespace {
@@ -154,21 +155,36 @@ void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const
 }
 
 void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
-                                       const Tensor& dy, Tensor& dw, Tensor& db) {
+                                       const Tensor& dy, Tensor& dw, Tensor& db, Tensor* dz) {
   const CudaDevice& gpu = device_of(dw);
-  if (gpu.tf32() && conv::few_channels_filter_fits(g, dy.data<float>()) && conv::few_channels_fused_fits(g, act)) {
+  if (!dz && gpu.tf32() && conv::few_channels_filter_fits(g, dy.data<float>()) &&
+      conv::few_channels_fused_fits(g, act)) {
     const Tensor workspace = few_channels_workspace(g, gpu);
     conv::few_channels_fused_backward_filter(g, act, y.data<float>(), x.data<float>(), dy.data<float>(),
                                              dw.data<float>(), db.data<float>(), workspace.data<float>(),
                                              multiprocessor_count(), stream());
     return;
   }
-  // Elsewhere dz is written first, as the layer's backward would without this op.
+  // On Hopper the copy of dy reads y beside it, and writes dz for the data pass (16-byte
+  // loads and stores where out_c allows: y and dz aligned as dy is).
+  const bool elementwise = act == Activation::Relu || act == Activation::Tanh || act == Activation::Sigmoid;
+  if (elementwise && gpu.tf32() && aligned16(y.data<float>()) && (!dz || aligned16(dz->data<float>())) &&
+      conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>())) {
+    const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
+    const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
+    conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(), db.data<float>(),
+                                 workspace.data<float>(), stream(), {act, y.data<float>(), dz ? dz->data<float>() : nullptr});
+    return;
+  }
+  // Elsewhere dz is written first (into `dz` when given), as the layer's backward would
+  // without this op.
   const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
-  Tensor dz = Tensor::empty(dy.shape(), DType::F32, gpu.device());
-  Tensor dz_rows = dz.view(rows);
+  Tensor scratch;
+  if (!dz) scratch = Tensor::empty(dy.shape(), DType::F32, gpu.device());
+  Tensor& out = dz ? *dz : scratch;
+  Tensor dz_rows = out.view(rows);
   bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db);
-  filter_gradient(g, x, dz, dw, nullptr);
+  filter_gradient(g, x, out, dw, nullptr);
 }
 
 }  // namespace engine::cuda

@@ -816,6 +816,52 @@ TEST_CASE("conv2d_bias_backward_filter on the GPU: dw as conv2d_backward_filter'
   }
 }
 
+TEST_CASE("conv2d_activation_backward_filter with dz on the GPU: dz, dw and db as the composed ops") {
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(31);
+  // Every path: the Hopper copy of dy that applies act', writes dz and sums db (32 and 64
+  // channels, 10 output channels for the scalar loads; TF32 on an H100), the few-channels
+  // kernel and the implicit GEMMs (3 and 5 channels, and FP32), where dz comes first.
+  const Conv2dGeometry shapes[] = {
+      geometry(33, 8, 8, 32, 3, 3, 40, 1, 1, Padding::Same),
+      geometry(3, 6, 5, 32, 3, 3, 10, 1, 1, Padding::Same),
+      geometry(3, 5, 7, 64, 3, 3, 64, 1, 1, Padding::Valid),
+      geometry(4, 9, 7, 3, 3, 3, 32, 1, 1, Padding::Same),
+      geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
+  };
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
+    for (const Activation act : {Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
+      // An output of the activation: Relu's half zero, Tanh's in (-1, 1), Sigmoid's in (0, 1).
+      std::vector<float> y_values(o.dy.size());
+      for (float& v : y_values) {
+        const float u = rng.uniform();
+        v = act == Activation::Relu ? std::max(0.0f, u - 0.5f) : act == Activation::Tanh ? 2.0f * u - 1.0f : u;
+      }
+      const Tensor x = on_gpu(o.x, g.x_shape()), dy = on_gpu(o.dy, g.y_shape()), y = on_gpu(y_values, g.y_shape());
+      for (const bool tf32 : {false, true}) {
+        gpu.set_tf32(tf32);
+        Tensor dz_ref = poisoned(g.y_shape()), db_ref = poisoned({g.out_c}), dw_ref = poisoned(g.w_shape());
+        Tensor dz_ref_rows = dz_ref.view(rows);
+        raw::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_ref_rows, db_ref);
+        raw::conv2d_backward_filter(g, x, dz_ref, dw_ref);
+        Tensor dz = poisoned(g.y_shape()), dw = poisoned(g.w_shape()), db = poisoned({g.out_c});
+        raw::conv2d_activation_backward_filter(g, act, y, x, dy, dw, db, &dz);
+        gpu.set_tf32(false);
+        const std::string what = str("conv2d_activation_backward_filter with dz, act ", activation_name(act),
+                                     tf32 ? " tf32 " : " fp32 ", describe(g));
+        INFO(what);
+        // dz: act'(y) dy, the same product; so dw from the same kernels on the same values.
+        CHECK(dz.to_vector() == dz_ref.to_vector());
+        CHECK(dw.to_vector() == dw_ref.to_vector());
+        // db: dz's column sums, in another order where the dy copy adds them up.
+        check_column_sums(what, db.to_vector(), widened(db_ref.to_vector()), dz_ref.to_vector(), 256.0);
+      }
+    }
+  }
+}
+
 TEST_CASE("the Hopper kernel's tiles: the largest that still give 132 SMs a block each") {
   struct Case {
     const char* why;

@@ -38,11 +38,19 @@ class Conv2dNode final : public Node {
       dw = gradient_destination(1);
       if (!dw.defined()) dw = Tensor::empty(w.shape(), DType::F32, dy.device());
     }
-    // A network's first layer (its x is data: no dx) with an activation: dz = act'(y) dy is only
-    // dw's and db's operand, so the filter gradient applies act' as it reads dy, and dz is
-    // never written.
-    if (act_ != Activation::None && !needs_input_grad(0) && dw.defined() && db.defined()) {
-      raw::conv2d_activation_backward_filter(g_, act_, y_, x, dy, dw, db);
+    // With an activation, dw and db (and dz, where dx needs it) come from one op: a network's
+    // first layer (its x is data: no dx) never writes dz, the filter gradient applies act' as
+    // it reads dy; another layer's dz is written by the same pass that sums db (on Hopper, the
+    // filter gradient's copy of dy), and the data pass reads it.
+    if (act_ != Activation::None && dw.defined() && db.defined()) {
+      if (!needs_input_grad(0)) {
+        raw::conv2d_activation_backward_filter(g_, act_, y_, x, dy, dw, db);
+        return {dx, dw, db};
+      }
+      Tensor dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
+      raw::conv2d_activation_backward_filter(g_, act_, y_, x, dy, dw, db, &dz);
+      dx = Tensor::empty(x.shape(), DType::F32, dy.device());
+      raw::conv2d_backward_data(g_, dz, w, dx);
       return {dx, dw, db};
     }
     Tensor dz = dy;
@@ -195,25 +203,27 @@ void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const
 }
 
 void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
-                                       const Tensor& dy, Tensor& dw, Tensor& db) {
+                                       const Tensor& dy, Tensor& dw, Tensor& db, Tensor* dz) {
   const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
-  // Where the backend has no fused kernel: dz first, as bias_activation_backward writes it.
-  Tensor dz, dz_rows;
+  if (dz) detail::check_same_shape("conv2d_activation_backward_filter's dz", *dz, dy);
+  // Where the backend has no fused kernel: dz first (into `dz` when given), as
+  // bias_activation_backward writes it.
+  Tensor dz_out, dz_rows;
   const auto new_dz = [&] {
-    dz = Tensor::empty(dy.shape(), DType::F32, dy.device());
-    dz_rows = dz.view(rows);
+    dz_out = dz ? *dz : Tensor::empty(dy.shape(), DType::F32, dy.device());
+    dz_rows = dz_out.view(rows);
   };
   dispatch(dw, [&] { return OpCall{"conv2d_activation_backward_filter", conv_shape(g), conv2d_cost(g)}; },
            [&] {
              new_dz();
              cpu::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db);
-             cpu::conv2d_backward_filter(g, x, dz, dw);
+             cpu::conv2d_backward_filter(g, x, dz_out, dw);
            },
-           [&] { ENGINE_CUDA(cuda::conv2d_activation_backward_filter(g, act, y, x, dy, dw, db)); },
+           [&] { ENGINE_CUDA(cuda::conv2d_activation_backward_filter(g, act, y, x, dy, dw, db, dz)); },
            [&] {
              new_dz();
              ENGINE_CUDA(cuda::bias_activation_backward(act, y.view(rows), dy.view(rows), dz_rows, db));
-             ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dz, dw));
+             ENGINE_CUDA(vendor::conv2d_backward_filter(g, x, dz_out, dw));
            });
 }
 

@@ -37,12 +37,14 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
 // for dw anyway (the Hopper filter gradient's copy of dy).
 void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
                                  Tensor& db);
-// dw and db of a conv2d_bias_activation (act not None) whose input needs no gradient (a
-// network's first layer): dz = act'(y) dy is their operand only, so where the backend can, the
-// filter gradient applies act' as it reads dy and dz is never written (the few-channels
-// kernel's TF32 form); elsewhere bias_activation_backward writes dz first.
+// dw and db of a conv2d_bias_activation (act not None), from dz = act'(y) dy. Without `dz` (a
+// network's first layer, whose input needs no gradient) dz is their operand only, so where the
+// backend can, the filter gradient applies act' as it reads dy and dz is never written (the
+// few-channels kernel's TF32 form). With `dz`, dz is written there too, for the data pass:
+// the Hopper filter gradient's copy of dy applies act', writes dz and sums db in one pass
+// over dy and y. Elsewhere bias_activation_backward writes dz (and db) first.
 void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
-                                       const Tensor& dy, Tensor& dw, Tensor& db);
+                                       const Tensor& dy, Tensor& dw, Tensor& db, Tensor* dz = nullptr);
 }  // namespace raw
 
 namespace cpu {
@@ -60,7 +62,7 @@ void conv2d_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tens
 void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw,
                                  Tensor& db);
 void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
-                                       const Tensor& dy, Tensor& dw, Tensor& db);
+                                       const Tensor& dy, Tensor& dw, Tensor& db, Tensor* dz);
 }  // namespace cuda
 
 namespace vendor {

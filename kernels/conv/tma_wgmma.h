@@ -73,9 +73,18 @@ struct HopperFilterPlan {
 // The engine's plan on a GPU of `sms` SMs: the narrowest bn that holds out_c, and slices for
 // as many blocks as fit the SMs at once (`slices` > 0: about that many, for the tests).
 HopperFilterPlan plan_hopper_filter(const Conv2dGeometry& g, int sms, int slices = 0);
-// dw = the filter gradient of x and dy, in TF32, and db = dy's column sums unless db is null.
-// `workspace`: plan.workspace_floats(g) floats.
+// A layer's activation, applied to dy as the copy reads it: dz = act'(y) dy, and dz written
+// out (for the data pass) unless null. The default: dz is dy.
+struct FilterActivation {
+  Activation act = Activation::None;
+  const float* y = nullptr;
+  float* dz = nullptr;
+};
+// dw = the filter gradient of x and dz, in TF32, and db = dz's column sums unless db is null,
+// where dz = act'(y) dy (`activation`), dy itself without one. `workspace`:
+// plan.workspace_floats(g) floats.
 void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& plan, const float* x,
-                            const float* dy, float* dw, float* db, float* workspace, cudaStream_t stream);
+                            const float* dy, float* dw, float* db, float* workspace, cudaStream_t stream,
+                            const FilterActivation& activation = {});
 
 }  // namespace engine::cuda::conv
