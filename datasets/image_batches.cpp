@@ -186,11 +186,10 @@ std::vector<int32_t> ImageBatches::epoch_order(int64_t epoch) const {
 int64_t ImageBatches::group_batches() const {
   constexpr int64_t kImagesPerWorker = 8;
   // An nvJPEG call costs about a millisecond beyond its images (apps/jpeg_bench: 19,400
-  // images/s in calls of 32, 41,400 in calls of 512): where it decodes, larger groups.
-  constexpr int64_t kImagesWithDeviceDecoding = 256;
-  const int64_t images = std::max(kImagesPerWorker * options_.workers,
-                                  options_.decode_on_device ? kImagesWithDeviceDecoding : int64_t{0});
-  const int64_t wanted = (images + options_.batch_size - 1) / options_.batch_size;
+  // images/s in calls of 32, 41,400 in calls of 512): where it decodes, groups as large as the
+  // slots allow (half of them), so its calls are as large as they can be.
+  if (options_.decode_on_device) return std::max<int64_t>(1, options_.prefetch / 2);
+  const int64_t wanted = (kImagesPerWorker * options_.workers + options_.batch_size - 1) / options_.batch_size;
   return std::max<int64_t>(1, std::min<int64_t>(wanted, options_.prefetch / 2));
 }
 

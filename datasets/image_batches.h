@@ -151,9 +151,9 @@ class ImageBatches {
   // Batches first_batch, first_batch + 1, ... of the epoch (one a slot), their images
   // order[first_batch * batch_size] on, shared among the workers as one loop.
   void fill(const std::vector<Slot*>& slots, int64_t epoch, const int32_t* order, int64_t first_batch);
-  // How many batches the workers fill together: enough for 8 images a worker (256 images where
-  // nvJPEG decodes too, for larger calls), at most half the slots (the device takes batches
-  // from the other half meanwhile).
+  // How many batches the workers fill together: enough for 8 images a worker, at most half
+  // the slots (the device takes batches from the other half meanwhile); where nvJPEG decodes
+  // too, half the slots, for its largest calls.
   int64_t group_batches() const;
   void stop_producer();
   void release_copied_slots(size_t keep);
