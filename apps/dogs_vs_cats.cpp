@@ -10,7 +10,7 @@
 // At this size the model's arithmetic is small (about 1 TFLOP per epoch: tens of milliseconds
 // on an H100), and decoding and augmenting the JPEGs is the real cost. The loader
 // (datasets/image_batches.h) prepares batches on --workers threads while the device trains
-// (with --decode-on gpu, nvJPEG on the GPU decodes about half the JPEGs beside them), and
+// (with --decode-on gpu, nvJPEG on the GPU decodes about 40% of the JPEGs beside them), and
 // every epoch reports how long the steps waited for data.
 #include <algorithm>
 #include <chrono>
@@ -96,11 +96,18 @@ void report_device_decoding(const datasets::ImageBatches& batches) {
   if (on_gpu == 0) return;
   const int64_t on_cpu = batches.images_prepared() - on_gpu;
   const double cpu_seconds = batches.decode_seconds();  // includes reading the GPU's files
+  const double gpu_rate = static_cast<double>(on_gpu) / batches.device_decode_seconds();
+  const double worker_rate = cpu_seconds > 0 ? static_cast<double>(on_cpu) / cpu_seconds : 0.0;
   std::printf("  decoded: %lld images by nvJPEG, %.0f images/s while its calls ran; %lld by "
               "%d workers, %.0f images/s a worker (reading every file included)\n",
-              static_cast<long long>(on_gpu), static_cast<double>(on_gpu) / batches.device_decode_seconds(),
-              static_cast<long long>(on_cpu), batches.workers(),
-              cpu_seconds > 0 ? static_cast<double>(on_cpu) / cpu_seconds : 0.0);
+              static_cast<long long>(on_gpu), gpu_rate, static_cast<long long>(on_cpu), batches.workers(),
+              worker_rate);
+  // At share s nvJPEG takes s / gpu_rate a image and the workers (1 - s) / (workers x their
+  // rate): the two are equal at the share below, where neither waits for the other.
+  const double all_workers = batches.workers() * worker_rate;
+  if (all_workers > 0)
+    std::printf("  at these rates nvJPEG and the workers would finish together at --gpu-decode-share %.2f\n",
+                gpu_rate / (gpu_rate + all_workers));
 }
 
 // --data-scaling: the loader alone (decode + augment + transfer, no training) for each worker
@@ -156,7 +163,7 @@ int main(int argc, char** argv) {
   int workers = 0, prefetch = 8, image_size = 150;
   bool cache = false, no_augment = false, strict = false, no_graph = false;
   std::string augment_on = "cpu", decode_on = "cpu", scaling_csv;
-  double gpu_decode_share = 0.5;
+  double gpu_decode_share = 0.4;
   std::vector<int> scaling;
   apps::add_common_flags(app, options, {"folder"});
   app.get_option("--data-dir")
@@ -170,7 +177,7 @@ int main(int argc, char** argv) {
                  "training thread needs)")
       ->check(apps::finite_in(0, 1024));
   app.add_option("--prefetch", prefetch,
-                 "batches prepared ahead of the training step (default 8; 32 with --decode-on gpu, "
+                 "batches prepared ahead of the training step (default 8; 64 with --decode-on gpu, "
                  "whose groups of batches are larger)")
       ->check(apps::finite_in(2, 64));
   app.add_flag("--cache", cache, "decode every image once and keep the pixels in memory");
@@ -185,7 +192,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--gpu-decode-share", gpu_decode_share,
                  "with --decode-on gpu: the fraction of the images nvJPEG decodes (the same ones "
-                 "every epoch)")
+                 "every epoch; default 0.4; the run's last line says which share would balance "
+                 "this machine's decoders)")
       ->check(apps::finite_in(0.0, 1.0));
   app.add_flag("--no-augment", no_augment, "train on the images as they are (rescale only)");
   app.add_flag("--strict", strict, "stop at the first unreadable image instead of skipping it");
@@ -218,7 +226,7 @@ int main(int argc, char** argv) {
     if (decode_on == "gpu" && cache) {
       throw apps::UsageError("--decode-on gpu decodes every epoch; --cache decodes once: choose one");
     }
-    if (decode_on == "gpu" && app.count("--prefetch") == 0) prefetch = 32;
+    if (decode_on == "gpu" && app.count("--prefetch") == 0) prefetch = 64;
     apps::check_outputs({scaling_csv});  // start_training checked the common flags' files
 
     // Scan both folders (validation must have the training classes), then decode every image

@@ -76,7 +76,7 @@ struct ImageBatchOptions {
   // Decoding every epoch (no cache): on the workers (libjpeg-turbo) only, or, on a GPU, with
   // nvJPEG taking about `device_decode_share` of the files too (see "Decoding on the GPU").
   bool decode_on_device = false;
-  double device_decode_share = 0.5;
+  double device_decode_share = 0.4;
   uint64_t seed = 0;
   // Data-parallel training (core/data_parallel.h): this rank makes only its shard of every
   // epoch's order (rank_order), each image with the transform it would get in one process.

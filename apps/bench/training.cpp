@@ -281,7 +281,7 @@ std::string describe_dogs_tree(const Config& config) {
 }
 
 // Dogs vs Cats in TF32 on a GPU: ours augmenting on the GPU and, where the build has nvJPEG,
-// decoding half the JPEGs there too (--decode-on gpu), as fast as the loader goes.
+// decoding 40% of the JPEGs there too (--decode-on gpu, its default share), as fast as the loader goes.
 Case dogs_tf32_case() {
   const bool nvjpeg = DeviceJpegDecoder::built();
   Case c{"tf32", nvjpeg ? "TF32, decoding on the CPU and the GPU" : "TF32, augmenting on the GPU", {}, 0, 4, 0, 7, 0,
