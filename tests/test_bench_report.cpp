@@ -144,8 +144,8 @@ TEST_CASE("write_report: the time-per-epoch plot's data and script") {
   const std::string dat = read(plots / "epoch_seconds.dat");
   CHECK(dat ==
         "\"case\" \"ours cpu\" \"ours gpu\" \"ours cudnn\" \"PyTorch cpu\" \"PyTorch cuda\" \"PyTorch cuda, graphed\"\n"
-        "\"MNIST MLP (seed 000), small model\" 2 0.5 NaN 3 1 0.8\n"
-        "\"MNIST MLP (seed 000), wide model\" 4 NaN NaN NaN NaN NaN\n");
+        "\"MNIST MLP (seed 000)\\nsmall model\" 2 0.5 NaN 3 1 0.8\n"
+        "\"MNIST MLP (seed 000)\\nwide model\" 4 NaN NaN NaN NaN NaN\n");
   // The script draws PNG and SVG from the data, leaving out the series with no time (cudnn).
   const std::string gp = read(plots / "epoch_seconds.gp");
   CHECK(contains(gp, "set output 'epoch_seconds.png'"));

@@ -284,7 +284,7 @@ std::string describe_dogs_tree(const Config& config) {
 // decoding 40% of the JPEGs there too (--decode-on gpu, its default share), as fast as the loader goes.
 Case dogs_tf32_case() {
   const bool nvjpeg = DeviceJpegDecoder::built();
-  Case c{"tf32", nvjpeg ? "TF32, decoding on the CPU and the GPU" : "TF32, augmenting on the GPU", {}, 0, 4, 0, 7, 0,
+  Case c{"tf32", nvjpeg ? "TF32, CPU+GPU decoding" : "TF32, GPU augmenting", {}, 0, 4, 0, 7, 0,
          true};
   c.ours_only = nvjpeg ? Args{"--augment-on", "gpu", "--decode-on", "gpu"} : Args{"--augment-on", "gpu"};
   return c;

@@ -148,7 +148,9 @@ std::vector<EpochBar> epoch_bars(const Report& report) {
   for (const Experiment& e : report.experiments) {
     if (!e.in_epoch_plot) continue;
     for (const Row& r : e.rows) {
-      const std::string name = e.title + (r.label.empty() ? "" : ", " + r.label);
+      // Two lines under the bars (gnuplot reads "\n" in a quoted data string as a line break):
+      // one long line ran past the picture's right edge.
+      const std::string name = e.title + (r.label.empty() ? "" : "\\n" + r.label);
       auto it = std::find_if(bars.begin(), bars.end(), [&](const EpochBar& b) { return b.name == name; });
       if (it == bars.end()) {
         bars.push_back({name, std::vector<std::optional<double>>(std::size(EPOCH_SERIES))});
