@@ -7,179 +7,179 @@
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000278676
-32 0.000643139
-64 0.00456593
-128 0.0336472
+16 0.000139866
+32 0.000474327
+64 0.00314957
+128 0.023622
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0401565
-32 0.0385866
-64 0.058802
-128 0.0711791
+16 0.0368654
+32 0.0382581
+64 0.0474488
+128 0.0656355
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00298009
-32 0.010904
-64 0.00690933
-128 0.00821818
+16 0.00266279
+32 0.00597426
+64 0.00383488
+128 0.00499742
 EOD
 $matmul_cudnn_resident << EOD
-16 0.0152914
-32 0.0173806
-64 0.0206133
-128 0.0220864
+16 0.00669616
+32 0.0111188
+64 0.00951378
+128 0.0128256
 EOD
 $matmul_gpu_copies << EOD
-16 0.0345853
-32 0.0371697
-64 0.0510387
-128 0.0624342
+16 0.03495
+32 0.0358659
+64 0.0442002
+128 0.054036
 EOD
 $matmul_gpu_graph << EOD
-16 0.00605091
-32 0.00282487
-64 0.00827378
-128 0.0082912
+16 0.00246844
+32 0.00254876
+64 0.00383631
+128 0.00415443
 EOD
 $matmul_gpu_resident << EOD
-16 0.0126263
-32 0.007824
-64 0.0123154
-128 0.0136914
+16 0.00393527
+32 0.00398012
+64 0.00463275
+128 0.00459757
 EOD
 $dense_cpu_cpu << EOD
-16 0.00529067
-32 0.00976317
-64 0.0147788
-128 0.0386543
+16 0.00441969
+32 0.00751779
+64 0.0176697
+128 0.0485916
 EOD
 $dense_cudnn_copies << EOD
-16 0.0778252
-32 0.0660022
-64 0.0668457
-128 0.0705673
+16 0.0699607
+32 0.0690291
+64 0.0708155
+128 0.060824
 EOD
 $dense_cudnn_graph << EOD
-16 0.0186967
-32 0.0199947
-64 0.0179787
-128 0.0216899
+16 0.0163114
+32 0.0169395
+64 0.017816
+128 0.021661
 EOD
 $dense_cudnn_resident << EOD
-16 0.0740672
-32 0.0586507
-64 0.049472
-128 0.0509728
+16 0.0537536
+32 0.0524693
+64 0.0509248
+128 0.0446351
 EOD
 $dense_gpu_copies << EOD
-16 0.0472527
-32 0.0482117
-64 0.0475504
-128 0.0425714
+16 0.0408459
+32 0.0424113
+64 0.0415481
+128 0.0467716
 EOD
 $dense_gpu_graph << EOD
-16 0.0127787
-32 0.0100716
-64 0.0151733
-128 0.0138014
+16 0.00947774
+32 0.00973292
+64 0.012377
+128 0.013012
 EOD
 $dense_gpu_resident << EOD
-16 0.0327131
-32 0.0370667
-64 0.035888
-128 0.0271863
+16 0.0229384
+32 0.0224592
+64 0.0243652
+128 0.0251769
 EOD
 $conv_cpu_cpu << EOD
-4 0.472576
-8 0.783656
+4 0.438359
+8 0.762381
 EOD
 $conv_cudnn_copies << EOD
-4 0.298814
-8 0.339319
+4 0.179726
+8 0.28379
 EOD
 $conv_cudnn_graph << EOD
-4 0.0532256
-8 0.0777554
+4 0.053472
+8 0.078432
 EOD
 $conv_cudnn_resident << EOD
-4 0.113608
-8 0.145224
+4 0.098888
+8 0.107104
 EOD
 $conv_gpu_copies << EOD
-4 0.112098
-8 0.174631
+4 0.105576
+8 0.170603
 EOD
 $conv_gpu_graph << EOD
-4 0.038192
-8 0.046784
+4 0.0381686
+8 0.047136
 EOD
 $conv_gpu_resident << EOD
-4 0.0501902
-8 0.0543502
+4 0.043968
+8 0.0523484
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.132612
-2 0.140588
-4 0.144196
-8 0.192603
-16 0.26917
-32 0.251453
-64 0.324944
+1 0.130184
+2 0.121177
+4 0.129669
+8 0.144597
+16 0.208745
+32 0.265137
+64 0.257342
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.188282
-2 0.198714
-4 0.208796
-8 0.217038
-16 0.229264
-32 0.254939
-64 0.237969
+1 0.140193
+2 0.148001
+4 0.163784
+8 0.173403
+16 0.157264
+32 0.169086
+64 0.172022
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.038619
-2 0.0443631
-4 0.0445289
-8 0.0932958
-16 0.0942537
-32 0.0528316
-64 0.0560504
+1 0.0388658
+2 0.0446521
+4 0.0448594
+8 0.0932207
+16 0.0942243
+32 0.0531112
+64 0.0563344
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.161785
-2 0.178659
-4 0.185417
-8 0.188535
-16 0.208666
-32 0.216265
-64 0.200524
+1 0.116873
+2 0.126326
+4 0.154704
+8 0.136706
+16 0.136073
+32 0.139135
+64 0.144692
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.168933
-2 0.167452
-4 0.166513
-8 0.173253
-16 0.176049
-32 0.195132
-64 0.1909
+1 0.125866
+2 0.127902
+4 0.122085
+8 0.135715
+16 0.141016
+32 0.134997
+64 0.141372
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.0406974
-2 0.0410008
-4 0.0411199
-8 0.0414438
-16 0.0417162
-32 0.0422232
-64 0.0466695
+1 0.0408698
+2 0.040944
+4 0.0409643
+8 0.0415588
+16 0.042235
+32 0.042443
+64 0.046982
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.146685
-2 0.147142
-4 0.152372
-8 0.149669
-16 0.156984
-32 0.166828
-64 0.16166
+1 0.10707
+2 0.104122
+4 0.106766
+8 0.105862
+16 0.109509
+32 0.10616
+64 0.102257
 EOD
 
 reset
@@ -196,10 +196,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 92.0665, graph 0 to 92.0665, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~92.1' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 78.6813, graph 0 to 78.6813, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~78.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 73.049, graph 0 to 73.049, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~73' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 68.685, graph 0 to 68.685, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~68.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -209,10 +209,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 110.025, graph 0 to 110.025, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 74.9124, graph 0 to 74.9124, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~74.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 100.019, graph 0 to 100.019, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~100' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 69.19, graph 0 to 69.19, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~69.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -222,10 +222,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 105.126, graph 0 to 105.126, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~105' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 65.1162, graph 0 to 65.1162, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~65.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 124.264, graph 0 to 124.264, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~124' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 80.3516, graph 0 to 80.3516, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~80.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 42.8261, graph 0 to 42.8261, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~42.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -235,8 +237,10 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 76.2828, graph 0 to 76.2828, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 1 'cudnn graph overtakes cpu at ~76.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
+set arrow 1 from 121.577, graph 0 to 121.577, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~122' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.4498, graph 0 to 64.4498, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -264,10 +268,8 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 5.96328, graph 0 to 5.96328, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~5.96' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 4.52979, graph 0 to 4.52979, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~4.53' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 2.77523, graph 0 to 2.77523, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~2.78' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -277,10 +279,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 32.9528, graph 0 to 32.9528, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~33' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 7.57758, graph 0 to 7.57758, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~7.58' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 10.489, graph 0 to 10.489, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~10.5' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 6.76825, graph 0 to 6.76825, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~6.77' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -296,10 +298,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 92.0665, graph 0 to 92.0665, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~92.1' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 78.6813, graph 0 to 78.6813, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~78.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 73.049, graph 0 to 73.049, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~73' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 68.685, graph 0 to 68.685, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~68.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -309,10 +311,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 110.025, graph 0 to 110.025, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 74.9124, graph 0 to 74.9124, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~74.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 100.019, graph 0 to 100.019, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~100' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 69.19, graph 0 to 69.19, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~69.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -322,10 +324,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 105.126, graph 0 to 105.126, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~105' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 65.1162, graph 0 to 65.1162, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~65.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 124.264, graph 0 to 124.264, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~124' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 80.3516, graph 0 to 80.3516, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~80.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 42.8261, graph 0 to 42.8261, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~42.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -335,8 +339,10 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 76.2828, graph 0 to 76.2828, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 1 'cudnn graph overtakes cpu at ~76.3' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
+set arrow 1 from 121.577, graph 0 to 121.577, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~122' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.4498, graph 0 to 64.4498, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -364,10 +370,8 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 5.96328, graph 0 to 5.96328, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~5.96' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 4.52979, graph 0 to 4.52979, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~4.53' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 2.77523, graph 0 to 2.77523, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~2.78' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -377,10 +381,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 32.9528, graph 0 to 32.9528, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~33' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 7.57758, graph 0 to 7.57758, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~7.58' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 10.489, graph 0 to 10.489, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~10.5' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 6.76825, graph 0 to 6.76825, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~6.77' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \

@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000887
-1000 0.000486
-10000 0.00127
-100000 0.007664
-1000000 0.015266
-10000000 0.335257
+100 0.000678
+1000 0.000732
+10000 0.00156
+100000 0.006354
+1000000 0.014562
+10000000 0.431677
 EOD
 $gpu_matmul << EOD
-100 0.007104
-1000 0.006624
-10000 0.01328
-100000 0.016096
-1000000 0.014304
-10000000 0.031552
+100 0.0072
+1000 0.006912
+10000 0.012032
+100000 0.020384
+1000000 0.011712
+10000000 0.031008
 EOD
 $cudnn_matmul << EOD
-100 0.018432
-1000 0.020416
-10000 0.021248
-100000 0.014048
-1000000 0.018368
-10000000 0.049056
+100 0.018848
+1000 0.021952
+10000 0.02288
+100000 0.018816
+1000000 0.021312
+10000000 0.0464
 EOD
 $cpu_generate_matmul << EOD
-100 0.00764
-1000 0.031718
-10000 0.045392
-100000 0.345819
-1000000 3.22103
-10000000 33.0838
+100 0.00589
+1000 0.038644
+10000 0.034636
+100000 0.276595
+1000000 2.63054
+10000000 27.4314
 EOD
 $gpu_generate_matmul << EOD
-100 0.016288
-1000 0.015072
-10000 0.020736
-100000 0.022304
-1000000 0.025664
-10000000 0.088608
+100 0.015136
+1000 0.016928
+10000 0.02032
+100000 0.031968
+1000000 0.01984
+10000000 0.089536
 EOD
 $cudnn_generate_matmul << EOD
-100 0.023904
-1000 0.028896
-10000 0.03872
-100000 0.025984
-1000000 0.023296
-10000000 0.118496
+100 0.033184
+1000 0.030816
+10000 0.03008
+100000 0.024672
+1000000 0.025664
+10000000 0.114528
 EOD
 $gpu_copies_matmul << EOD
-100 0.041664
-1000 0.041792
-10000 0.052576
-100000 0.110976
-1000000 1.00576
-10000000 14.6528
+100 0.034624
+1000 0.038464
+10000 0.050656
+100000 0.221408
+1000000 0.975648
+10000000 11.2827
 EOD
 $cudnn_copies_matmul << EOD
-100 0.049216
-1000 0.04944
-10000 0.063712
-100000 0.121632
-1000000 0.97616
-10000000 12.8936
+100 0.052896
+1000 0.055328
+10000 0.064608
+100000 0.159072
+1000000 0.999104
+10000000 10.5951
 EOD
 $cpu_square << EOD
-64 103.024
-128 103.614
-256 375.3
-512 418.438
-1024 993.896
-2048 998.928
+64 144.432
+128 119.333
+256 381.513
+512 668.991
+1024 986.857
+2048 1028.52
 EOD
 $gpu_square << EOD
-64 43.6907
-128 502.192
-256 2796.2
-512 8895.66
-1024 23638.2
-2048 42134
+64 61.8264
+128 512
+256 2849.39
+512 9776.93
+1024 23873.7
+2048 42420.3
 EOD
 $cudnn_square << EOD
-64 28.8959
-128 297.891
-256 1232.17
-512 10356.3
-1024 31971.8
-2048 48842
+64 37.492
+128 298.569
+256 1941.81
+512 11305.4
+1024 30120.7
+2048 48998
 EOD
 
 reset
@@ -107,9 +107,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.014304 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.011712 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049056 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0464 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -117,9 +117,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015072 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016928 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.028896 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030816 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 502.192 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 512 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 297.891 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 298.569 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,9 +160,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.014304 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.011712 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049056 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0464 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -170,9 +170,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015072 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016928 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.028896 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030816 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 502.192 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 512 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 297.891 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 298.569 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
