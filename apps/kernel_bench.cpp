@@ -50,6 +50,11 @@ std::vector<Shape3> seed_shapes() {
       {"wide fwd 32x1000 @ 1000x1000", 32, 1000, 1000},
       {"wide dW 1000x32 @ 32x1000", 1000, 1000, 32, true, false},
       {"cifar dense 100x8192 @ 8192x128", 100, 128, 8192},
+      {"cifar dX 100x128 @ 128x8192 (B^T)", 100, 8192, 128, false, true},
+      {"cifar dW 8192x100 @ 100x128 (A^T)", 8192, 128, 100, true, false},
+      {"mnist dense 128x9216 @ 9216x128", 128, 128, 9216},
+      {"mnist dX 128x128 @ 128x9216 (B^T)", 128, 9216, 128, false, true},
+      {"mnist dW 9216x128 @ 128x128 (A^T)", 9216, 128, 128, true, false},
   };
 }
 
