@@ -132,7 +132,8 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
                                                      " M multiply-adds on); for large ones ")
                                      : "FP32 FMA split-K for small outputs; for large ones ";
   if (tensor_cores) {
-    matmul += c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a), mma.sync where a wave of tiles is not filled"
+    matmul += c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a), mma.sync where a wave of tiles is not filled or the "
+                                      "output is a few rows of many columns"
                           : "TF32 mma.sync (sm_80+)";
   } else {
     matmul += c.cp_async ? "FP32 warp tiles, cp.async big tiles (sm_80+)"

@@ -257,7 +257,9 @@ TEST_CASE("small_splitk matches a double reference in FP32 and TF32, and leaves 
 // with set_tf32; each with its split-K. The seed models' shapes (kernels/matmul/small_splitk.cu),
 // odd sizes, and shapes for each large kernel (1030 x 4000 x 36: a wave of 128 x 256 tiles,
 // ragged edges, K % 4 == 0, so --tf32 takes v11 after K-major copies of the operands stored
-// the other way; at odd t the operand v11 reads in place is off 16 bytes: v9); every transpose with beta != 0 (operands off a
+// the other way; at odd t the operand v11 reads in place is off 16 bytes: v9); the CNNs' Dense
+// input gradient, a few rows of many columns (100 x 8192 x 128), which takes v9 under TF32
+// (gpu_matmul_few_rows_many_columns); every transpose with beta != 0 (operands off a
 // 16-byte boundary for odd t), and beta = 0 into a C of NaNs.
 TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   Generator rng(11);
@@ -265,7 +267,7 @@ TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   const Case shapes[] = {{32, 128, 784}, {32, 10, 128},     {784, 128, 32},  {32, 128, 10},
                          {32, 1000, 1000}, {1000, 1000, 32}, {100, 128, 8192}, {7, 13, 5},
                          {33, 65, 129},  {1000, 1, 1000},   {600, 520, 300}, {513, 700, 600},
-                         {1700, 2200, 70}, {1030, 4000, 36}};
+                         {1700, 2200, 70}, {1030, 4000, 36}, {100, 8192, 128}};
   for (const bool tf32 : {false, true}) {
     gpu.set_tf32(tf32);
     for (const Case& c : shapes) {

@@ -30,6 +30,14 @@ constexpr int64_t GPU_MATMUL_SMALL_TF32_MIN_FMA = int64_t{1} << 26;
 // multiply-adds, where the time is latency, not arithmetic, and FP32 is exact. The other
 // small outputs and the large ones use TF32 tensor cores under --tf32.
 bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
+// Whether a small output under --tf32 takes the large TF32 kernel, v9's 128 x 128 tiles,
+// instead of small_splitk: a few rows of many columns over a shallow K, on the tensor cores
+// (the CNNs' Dense input gradients, 100 x 8192 and 128 x 9216 over 128). small_splitk's 32-row
+// tiles read B, the whole weight, once per 32 rows of C (4 times at M = 100: 17 MB), v9's
+// once (4 MB). kernel_bench, H200, 2026-11-28: 17.2 -> 9.2 us and 19.8 -> 11.3 us (cuBLAS
+// TF32: 5.3 and 6.4). The weight gradients, many rows and few columns (8192 x 128 over 100),
+// stay: v9 took 11.0 us there against small_splitk's 9.9.
+bool gpu_matmul_few_rows_many_columns(int64_t M, int64_t N, int64_t K, int64_t sms);
 
 namespace raw {
 // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
