@@ -128,21 +128,6 @@ __global__ void gelu_backward_kernel(const float* __restrict__ x, const float* _
   }
 }
 
-// Turns a run-time activation into the template argument.
-template <typename F>
-void with_activation(Activation act, const char* op, F&& launch) {
-  switch (act) {
-    case Activation::None: launch(std::integral_constant<Activation, Activation::None>{}); return;
-    case Activation::Relu: launch(std::integral_constant<Activation, Activation::Relu>{}); return;
-    case Activation::Tanh: launch(std::integral_constant<Activation, Activation::Tanh>{}); return;
-    case Activation::Sigmoid:
-      launch(std::integral_constant<Activation, Activation::Sigmoid>{});
-      return;
-    case Activation::Softmax: break;
-  }
-  throw Error(detail::concat(op, ": not an elementwise activation"));
-}
-
 void launch_bias_activation(Activation act, const Tensor& x, const float* bias, Tensor& y,
                             int64_t cols) {
   const int64_t n = y.numel();

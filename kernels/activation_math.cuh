@@ -1,7 +1,10 @@
 // The elementwise activations on the device, shared by the kernels that apply them: the Dense
-// layer's epilogue and its gradient (activation.cu) and the Hopper convolution's epilogue
-// (conv/tma_wgmma.cu).
+// layer's epilogue and its gradient (activation.cu), the Hopper convolution's epilogue
+// (conv/tma_wgmma.cu) and its filter gradient's dy copy (conv/tma_wgmma_filter.cu).
 #pragma once
+#include <type_traits>
+
+#include "core/error.h"
 #include "core/ops/activation.h"
 
 namespace engine::cuda {
@@ -32,6 +35,22 @@ __device__ __forceinline__ float derivative_from_output(float y) {
   if constexpr (ACT == Activation::Tanh) return 1.0f - y * y;
   if constexpr (ACT == Activation::Sigmoid) return y * (1.0f - y);
   return 1.0f;
+}
+
+// Host side: turns a run-time activation into the template argument of a kernel launch,
+// launch(std::integral_constant<Activation, ACT>{}); softmax, not elementwise, is refused.
+template <typename F>
+void with_activation(Activation act, const char* op, F&& launch) {
+  switch (act) {
+    case Activation::None: launch(std::integral_constant<Activation, Activation::None>{}); return;
+    case Activation::Relu: launch(std::integral_constant<Activation, Activation::Relu>{}); return;
+    case Activation::Tanh: launch(std::integral_constant<Activation, Activation::Tanh>{}); return;
+    case Activation::Sigmoid:
+      launch(std::integral_constant<Activation, Activation::Sigmoid>{});
+      return;
+    case Activation::Softmax: break;
+  }
+  throw Error(detail::concat(op, ": not an elementwise activation"));
 }
 
 }  // namespace engine::cuda

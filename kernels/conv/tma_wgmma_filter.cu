@@ -345,25 +345,11 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
 
   const int copy_blocks = to_int(plan.copy_blocks(), "the dy copy's blocks");
   const dim3 copy_grid(static_cast<unsigned>(copy_blocks), static_cast<unsigned>((p.out_c + CHUNK - 1) / CHUNK));
-  ENGINE_CHECK(activation.act != Activation::Softmax, "conv2d on Hopper: no filter gradient through a softmax");
   const float* const y = activation.y;
   float* const dz = activation.dz;
-  switch (activation.act) {
-    case Activation::None:
-      transpose_dy_kernel<Activation::None><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
-      break;
-    case Activation::Relu:
-      transpose_dy_kernel<Activation::Relu><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
-      break;
-    case Activation::Tanh:
-      transpose_dy_kernel<Activation::Tanh><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
-      break;
-    case Activation::Sigmoid:
-      transpose_dy_kernel<Activation::Sigmoid><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
-      break;
-    default:  // refused above
-      break;
-  }
+  with_activation(activation.act, "conv2d's filter gradient on Hopper", [&](auto act) {
+    transpose_dy_kernel<decltype(act)::value><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
+  });
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
   if (db) gemm::add_partials(column_sums, copy_blocks, 1, p.out_c, db, stream);  // the blocks' sums in order
 
