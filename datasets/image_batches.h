@@ -153,7 +153,7 @@ class ImageBatches {
   void fill(const std::vector<Slot*>& slots, int64_t epoch, const int32_t* order, int64_t first_batch);
   // How many batches the workers fill together: enough for 8 images a worker, at most half
   // the slots (the device takes batches from the other half meanwhile); where nvJPEG decodes
-  // too, half the slots, for its largest calls.
+  // too, half the slots: fewer group ends, where the workers and nvJPEG wait for each other.
   int64_t group_batches() const;
   void stop_producer();
   void release_copied_slots(size_t keep);
