@@ -187,7 +187,7 @@ int64_t ImageBatches::group_batches() const {
   constexpr int64_t kImagesPerWorker = 8;
   // Where nvJPEG decodes, groups as large as the slots allow (half of them): each group ends
   // where the workers and nvJPEG's call wait for each other, and larger groups have fewer
-  // such ends (H200, 2026-11-28, 64 ahead: 0.057 -> 0.050-0.052 s an epoch; nvJPEG's own rate
+  // such ends (H200, 2026-11-28, 64 ahead: 0.057-0.058 -> 0.050-0.053 s an epoch; nvJPEG's own rate
   // stayed ~19,000 images/s, though jpeg_bench has it at 34,400 in calls of 32 and 47,000 in
   // calls of 512 on an idle GPU).
   if (options_.decode_on_device) return std::max<int64_t>(1, options_.prefetch / 2);
