@@ -109,6 +109,23 @@ Tensor few_channels_workspace(const Conv2dGeometry& g, const CudaDevice& gpu) {
   return Tensor::empty({conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
 }
 
+// The Hopper filter gradient where it applies (TF32, sm_90a code on a 9.0 GPU, the shape and
+// operands it takes, and an activation's y and dz 16-byte aligned as dy is): dw, db unless
+// null, both of dz = act'(y) dy where `activation` has one (dz written out unless null);
+// false where the other kernels run instead.
+bool ran_hopper_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, float* db,
+                       const conv::FilterActivation& activation = {}) {
+  const CudaDevice& gpu = device_of(dw);
+  if (!gpu.tf32() || (activation.y && !aligned16(activation.y)) || (activation.dz && !aligned16(activation.dz)) ||
+      !conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>()))
+    return false;
+  const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
+  const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
+  conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(), db,
+                               workspace.data<float>(), stream(), activation);
+  return true;
+}
+
 // dw, and db = dy's column sums when db is given: the Hopper filter gradient sums them while
 // it copies dy; elsewhere sum_rows does, a pass over dy of its own.
 void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db) {
@@ -129,14 +146,7 @@ void filter_gradient(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy,
     sum_columns();
     return;
   }
-  if (gpu.tf32() && conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(),
-                                         dw.data<float>())) {
-    const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
-    const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
-    conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(),
-                                 db ? db->data<float>() : nullptr, workspace.data<float>(), stream());
-    return;
-  }
+  if (ran_hopper_filter(g, x, dy, dw, db ? db->data<float>() : nullptr)) return;
   run_pass(conv::Pass::BackwardFilter, g, gpu, [&](const conv::Tiling& t, float* workspace) {
     conv::backward_filter(g, t, x.data<float>(), dy.data<float>(), dw.data<float>(), workspace, stream());
   });
@@ -165,17 +175,11 @@ void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, 
                                              multiprocessor_count(), stream());
     return;
   }
-  // On Hopper the copy of dy reads y beside it, and writes dz for the data pass (16-byte
-  // loads and stores where out_c allows: y and dz aligned as dy is).
+  // On Hopper the copy of dy reads y beside it, and writes dz for the data pass.
   const bool elementwise = act == Activation::Relu || act == Activation::Tanh || act == Activation::Sigmoid;
-  if (elementwise && gpu.tf32() && aligned16(y.data<float>()) && (!dz || aligned16(dz->data<float>())) &&
-      conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>())) {
-    const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
-    const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
-    conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(), db.data<float>(),
-                                 workspace.data<float>(), stream(), {act, y.data<float>(), dz ? dz->data<float>() : nullptr});
+  if (elementwise &&
+      ran_hopper_filter(g, x, dy, dw, db.data<float>(), {act, y.data<float>(), dz ? dz->data<float>() : nullptr}))
     return;
-  }
   // Elsewhere dz is written first (into `dz` when given), as the layer's backward would
   // without this op.
   const Shape rows{g.batch * g.out_h * g.out_w, g.out_c};
