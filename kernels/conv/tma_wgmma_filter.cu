@@ -55,6 +55,7 @@
 #include "kernels/conv/tma_wgmma.h"
 #include "kernels/conv/tma_wgmma_pipeline.cuh"
 #include "kernels/cuda_check.h"
+#include "kernels/matmul/float4_rows.h"  // load_row4
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/mma_tf32.h"
 #include "kernels/matmul/tma.h"
@@ -118,11 +119,10 @@ __device__ __forceinline__ TileCorner corner_of(const FilterLaunch& p, int t) {
 // CNN's 26x26x32 -> 64 layer: 57 MB + 38 MB of traffic become 75 MB, and a launch goes.
 constexpr int COPY_TILES = DY_COPY_TILES;
 constexpr int COPY_THREADS = 256;
-// A group's 4 channels at q (the first `left` of them inside the tensor; zeros past them): one
+// A group's 4 channels at q, the first `left` of them inside the tensor (zeros past them): one
 // 16-byte access where `vec` (every pixel's channels 16-byte aligned), else one at a time.
 __device__ __forceinline__ float4 load4(const float* q, bool vec, int left) {
-  if (vec && left >= 4) return __ldg(reinterpret_cast<const float4*>(q));
-  return make_float4(left > 0 ? q[0] : 0.0f, left > 1 ? q[1] : 0.0f, left > 2 ? q[2] : 0.0f, left > 3 ? q[3] : 0.0f);
+  return vec ? gemm::load_row4<true>(q, left) : gemm::load_row4<false>(q, left);
 }
 __device__ __forceinline__ void store4(float* q, float4 v, bool vec, int left) {
   if (vec && left >= 4) {
