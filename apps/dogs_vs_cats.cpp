@@ -102,12 +102,9 @@ void report_device_decoding(const datasets::ImageBatches& batches) {
               "%d workers, %.0f images/s a worker (reading every file included)\n",
               static_cast<long long>(on_gpu), gpu_rate, static_cast<long long>(on_cpu), batches.workers(),
               worker_rate);
-  // At share s nvJPEG takes s / gpu_rate a image and the workers (1 - s) / (workers x their
-  // rate): the two are equal at the share below, where neither waits for the other.
-  const double all_workers = batches.workers() * worker_rate;
-  if (all_workers > 0)
+  if (worker_rate > 0)
     std::printf("  at these rates nvJPEG and the workers would finish together at --gpu-decode-share %.2f\n",
-                gpu_rate / (gpu_rate + all_workers));
+                datasets::balanced_device_share(gpu_rate, worker_rate, batches.workers()));
 }
 
 // --data-scaling: the loader alone (decode + augment + transfer, no training) for each worker
@@ -192,7 +189,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--gpu-decode-share", gpu_decode_share,
                  "with --decode-on gpu: the fraction of the images nvJPEG decodes (the same ones "
-                 "every epoch; default 0.4; the run's last line says which share would balance "
+                 "every epoch; default 0.4; the run's summary says which share would balance "
                  "this machine's decoders)")
       ->check(apps::finite_in(0.0, 1.0));
   app.add_flag("--no-augment", no_augment, "train on the images as they are (rescale only)");

@@ -234,6 +234,13 @@ void ImageBatches::produce(int64_t first_epoch, int64_t steps, int64_t first_ste
   }
 }
 
+double balanced_device_share(double device_rate, double worker_rate, int workers) {
+  const double all_workers = worker_rate * workers;
+  ENGINE_CHECK(device_rate >= 0.0 && all_workers >= 0.0 && device_rate + all_workers > 0.0,
+               "balanced_device_share: rates ", device_rate, " and ", worker_rate, " x ", workers, " workers");
+  return device_rate / (device_rate + all_workers);
+}
+
 bool ImageBatches::device_decodes(int32_t sample) const {
   // The top 53 bits of a mixed index as a fraction in [0, 1): about `share` of the samples.
   const uint64_t mixed = derive_seed(kDecoderStream, static_cast<uint64_t>(sample));

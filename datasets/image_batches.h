@@ -83,6 +83,13 @@ struct ImageBatchOptions {
   int rank = 0, world = 1;
 };
 
+// The share of the images nvJPEG should take (decode_on_device) for it and the workers to take
+// equally long, from their rates as a run measured them (images a second: nvJPEG's while its
+// calls ran, one worker's): at share s nvJPEG spends s / device_rate an image and the workers
+// (1 - s) / (workers x worker_rate), equal at device_rate / (device_rate + workers x
+// worker_rate). Rates and workers must not be negative, nor all zero.
+double balanced_device_share(double device_rate, double worker_rate, int workers);
+
 // Every image of `folder` in batches of images (B, H, W, 3) in [0, 1] and labels (B,) as
 // floats (the class index: 0 or 1 for two classes), on `device`.
 class ImageBatches {
