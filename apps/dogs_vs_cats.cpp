@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
       throw apps::UsageError("--decode-on gpu needs --device gpu or cudnn");
     }
     if (decode_on != "gpu" && app.count("--gpu-decode-share") > 0) {
-      throw apps::UsageError("--gpu-decode-share is the GPU's share with --decode-on gpu; without it the CPU decodes all");
+      throw apps::UsageError(
+          "--gpu-decode-share is the GPU's share with --decode-on gpu; without it the CPU decodes all");
     }
     if (decode_on == "gpu" && !DeviceJpegDecoder::built()) {
       throw apps::UsageError("--decode-on gpu: this build has no nvJPEG (the CUDA toolkit's libnvjpeg was not "

@@ -11,8 +11,8 @@
 // (nvJPEG does part of the Huffman work on the CPU for the CUDA backend). Measured by
 // apps/jpeg_bench on an H100 host: 19,400 images/s in calls of 32 images, 41,400 in calls of
 // 512, from one host thread; 16 cores of libjpeg-turbo, 35,000-37,000. Inside the loader
-// (calls of ~120 images beside a training step, H200): 19,000-20,000 while its calls ran,
-// ~10,000 beside the FP32 step, whose kernels hold the SMs.
+// (calls of ~120 to ~410 images beside a training step, H200): 17,000-20,000 while its calls
+// ran, ~10,000 beside the FP32 step, whose kernels hold the SMs.
 //
 // The resize is the CPU path's (datasets/jpeg_image.cpp, resize_bilinear) computed per output
 // byte: the same taps in 256ths, the vertical blend exact in 16 bits, the horizontal one

@@ -7,8 +7,8 @@
 // into device memory, interleaved RGB, with the GPU's hardware JPEG engines where it has them
 // (A100, H100: NVJPEG_BACKEND_HARDWARE) or CUDA kernels; then one kernel resizes each to
 // height x width with the CPU path's fixed-point bilinear (same taps, same rounding), into
-// height x width x 3 byte images wherever the caller says. Gray and CMYK files, and whatever nvJPEG refuses,
-// are left to the caller (the CPU decoder), image by image.
+// height x width x 3 byte images wherever the caller says. Gray and CMYK files, and whatever
+// nvJPEG refuses, are left to the caller (the CPU decoder), image by image.
 #pragma once
 #include <cstdint>
 #include <memory>

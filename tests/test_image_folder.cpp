@@ -987,7 +987,8 @@ TEST_CASE("balanced_device_share: nvJPEG's share at which it and the workers tak
     double device, worker;
     int workers;
   };
-  for (const Rates r : {Rates{0.0, 0.0, 15}, Rates{-1.0, 2000.0, 15}, Rates{19000.0, -1.0, 15}, Rates{0.0, 2000.0, 0}}) {
+  for (const Rates r :
+       {Rates{0.0, 0.0, 15}, Rates{-1.0, 2000.0, 15}, Rates{19000.0, -1.0, 15}, Rates{0.0, 2000.0, 0}}) {
     CAPTURE(r.device);
     CAPTURE(r.worker);
     CAPTURE(r.workers);

@@ -281,7 +281,8 @@ std::string describe_dogs_tree(const Config& config) {
 }
 
 // Dogs vs Cats in TF32 on a GPU: ours augmenting on the GPU and, where the build has nvJPEG,
-// decoding 40% of the JPEGs there too (--decode-on gpu, its default share), as fast as the loader goes.
+// decoding 40% of the JPEGs there too (--decode-on gpu, its default share), as fast as the
+// loader goes.
 Case dogs_tf32_case() {
   const bool nvjpeg = DeviceJpegDecoder::built();
   Case c{"tf32", nvjpeg ? "TF32, CPU+GPU decoding" : "TF32, GPU augmenting", {}, 0, 4, 0, 7, 0,
