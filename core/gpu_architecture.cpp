@@ -133,7 +133,7 @@ std::vector<std::pair<std::string, std::string>> kernel_families(const KernelCho
                                      : "FP32 FMA split-K for small outputs; for large ones ";
   if (tensor_cores) {
     matmul += c.wgmma_tma ? "TF32 wgmma + TMA (sm_90a), mma.sync where a wave of tiles is not filled or the "
-                                      "output is a few rows of many columns"
+                                      "output is a few rows, wide or deep"
                           : "TF32 mma.sync (sm_80+)";
   } else {
     matmul += c.cp_async ? "FP32 warp tiles, cp.async big tiles (sm_80+)"

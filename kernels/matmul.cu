@@ -166,10 +166,10 @@ void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b
   g.beta = beta;
 
   // Fewer large tiles than SMs with K too shallow for two of their slices (split_k_slices)
-  // would leave most SMs idle: the small kernel then too, but for the few rows of many
-  // columns that v9 does faster under --tf32 (gpu_matmul_few_rows_many_columns).
+  // would leave most SMs idle: the small kernel then too, but for the few-row products that
+  // v9 does faster under --tf32 (gpu_matmul_few_rows_tf32).
   if (gpu_matmul_small_output(g.M, g.N, g.K, multiprocessor_count()) &&
-      !(gpu.tf32() && gpu_matmul_few_rows_many_columns(g.M, g.N, g.K, multiprocessor_count()))) {
+      !(gpu.tf32() && gpu_matmul_few_rows_tf32(g.M, g.N, g.K, multiprocessor_count()))) {
     g.k_slice = gemm::small_splitk_k_slice(g.M, g.N, g.K, multiprocessor_count());
     Tensor workspace;  // from the caching allocator: no cudaMalloc in the steady state or capture
     if (g.k_slice > 0) {

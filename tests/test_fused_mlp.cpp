@@ -350,11 +350,14 @@ TEST_CASE("the GPU's matmul keeps small, shallow outputs in FP32, the rule --tf3
   CHECK_FALSE(gpu_matmul_stays_fp32(32, 64, 18496, 132));
   CHECK(gpu_matmul_stays_fp32(18496, 64, 32, 132));  // and its weight gradient: 38 M
   CHECK_FALSE(gpu_matmul_stays_fp32(1024, 1024, 784, 132));  // large: TF32 kernels
-  // Few rows of many columns over a shallow K: v9 under --tf32 (the CNNs' Dense input
-  // gradients); not the weight gradients, the deep forward passes, nor FP32 products.
-  CHECK(gpu_matmul_few_rows_many_columns(100, 8192, 128, 132));
-  CHECK(gpu_matmul_few_rows_many_columns(128, 9216, 128, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_many_columns(8192, 128, 100, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_many_columns(100, 128, 8192, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_many_columns(32, 18496, 64, 132));
+  // A few rows, many columns or deep: v9 under --tf32 (the CNNs' Dense input gradients and
+  // forward passes); not the weight gradients, Dogs vs Cats' 32 rows, nor FP32 products.
+  CHECK(gpu_matmul_few_rows_tf32(100, 8192, 128, 132));
+  CHECK(gpu_matmul_few_rows_tf32(128, 9216, 128, 132));
+  CHECK(gpu_matmul_few_rows_tf32(100, 128, 8192, 132));
+  CHECK(gpu_matmul_few_rows_tf32(128, 128, 9216, 132));
+  CHECK_FALSE(gpu_matmul_few_rows_tf32(8192, 128, 100, 132));
+  CHECK_FALSE(gpu_matmul_few_rows_tf32(32, 64, 18496, 132));
+  CHECK_FALSE(gpu_matmul_few_rows_tf32(32, 18496, 64, 132));
+  CHECK_FALSE(gpu_matmul_few_rows_tf32(100, 128, 784, 132));
 }

@@ -258,8 +258,8 @@ TEST_CASE("small_splitk matches a double reference in FP32 and TF32, and leaves 
 // odd sizes, and shapes for each large kernel (1030 x 4000 x 36: a wave of 128 x 256 tiles,
 // ragged edges, K % 4 == 0, so --tf32 takes v11 after K-major copies of the operands stored
 // the other way; at odd t the operand v11 reads in place is off 16 bytes: v9); the CNNs' Dense
-// input gradient, a few rows of many columns (100 x 8192 x 128), which takes v9 under TF32
-// (gpu_matmul_few_rows_many_columns); every transpose with beta != 0 (operands off a
+// products of a few rows, deep (100 x 128 x 8192) and wide (100 x 8192 x 128), which take v9
+// under TF32 (gpu_matmul_few_rows_tf32); every transpose with beta != 0 (operands off a
 // 16-byte boundary for odd t), and beta = 0 into a C of NaNs.
 TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   Generator rng(11);

@@ -146,8 +146,8 @@ bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms) {
          M * N * K < GPU_MATMUL_SMALL_TF32_MIN_FMA;
 }
 
-bool gpu_matmul_few_rows_many_columns(int64_t M, int64_t N, int64_t K, int64_t sms) {
-  return M < GPU_MATMUL_LARGE && N >= 8 * GPU_MATMUL_LARGE && K < GPU_MATMUL_SMALL_TF32_MIN_K &&
+bool gpu_matmul_few_rows_tf32(int64_t M, int64_t N, int64_t K, int64_t sms) {
+  return M >= 64 && M < GPU_MATMUL_LARGE && (N >= 8 * GPU_MATMUL_LARGE || K >= GPU_MATMUL_SMALL_TF32_MIN_K) &&
          !gpu_matmul_stays_fp32(M, N, K, sms);
 }
 

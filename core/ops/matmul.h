@@ -30,14 +30,19 @@ constexpr int64_t GPU_MATMUL_SMALL_TF32_MIN_FMA = int64_t{1} << 26;
 // multiply-adds, where the time is latency, not arithmetic, and FP32 is exact. The other
 // small outputs and the large ones use TF32 tensor cores under --tf32.
 bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
-// Whether a small output under --tf32 takes the large TF32 kernel, v9's 128 x 128 tiles,
-// instead of small_splitk: a few rows of many columns over a shallow K, on the tensor cores
-// (the CNNs' Dense input gradients, 100 x 8192 and 128 x 9216 over 128). small_splitk's 32-row
-// tiles read B, the whole weight, once per 32 rows of C (4 times at M = 100: 17 MB), v9's
-// once (4 MB). kernel_bench, H200, 2026-11-28: 17.2 -> 9.2 us and 19.8 -> 11.3 us (cuBLAS
-// TF32: 5.3 and 6.4). The weight gradients, many rows and few columns (8192 x 128 over 100),
-// stay: v9 took 11.0 us there against small_splitk's 9.9.
-bool gpu_matmul_few_rows_many_columns(int64_t M, int64_t N, int64_t K, int64_t sms);
+// Whether a small output of a few rows (64 to GPU_MATMUL_LARGE) takes the large TF32 kernel,
+// v9's 128 x 128 tiles (split-K where K is deep), under --tf32 instead of small_splitk: where
+// it has many columns (from 8 x GPU_MATMUL_LARGE) or is deep (from GPU_MATMUL_SMALL_TF32_MIN_K),
+// on the tensor cores. The CNNs' Dense layers: their input gradients (100 x 8192 and 128 x 9216
+// over 128), where small_splitk's 32-row tiles read B, the whole weight, once per 32 rows of C
+// (4 times at M = 100: 17 MB) and v9's once (4 MB), and their forward passes (100 x 128 over
+// 8192, 128 x 128 over 9216: 64 slices of 128 and split_k_reduce, where small_splitk has 16
+// slices of 512 and adds them itself). kernel_bench, H200, 2026-11-28, small_splitk -> v9:
+// dx 17.2 -> 9.2 and 19.8 -> 11.3 us, forward 17.4 -> 12.5 and 19.2 -> 14.5 us (cuBLAS TF32:
+// 5.3, 6.4, 7.8, 8.3). The weight gradients, many rows and few columns (8192 x 128 over 100),
+// stay: v9 took 11.0 us there against small_splitk's 9.9. Fewer than 64 rows would leave most
+// of v9's 128-row tiles empty (Dogs vs Cats' 32: not measured).
+bool gpu_matmul_few_rows_tf32(int64_t M, int64_t N, int64_t K, int64_t sms);
 
 namespace raw {
 // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
