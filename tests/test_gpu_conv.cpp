@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -420,6 +421,24 @@ TEST_CASE("ENGINE_CONV_TF32_STAGES: the device's choice when unset, 2-4 as given
   for (const char* bad : {"1", "5", "33", "three", " 3"}) {
     INFO(bad);
     CHECK_THROWS_WITH_AS(conv::tf32_stages_setting(bad, 3), doctest::Contains("ENGINE_CONV_TF32_STAGES"), Error);
+  }
+}
+
+TEST_CASE("ENGINE_CONV_HOPPER_TILES: none when unset, BMxBN as given, anything else refused") {
+  CHECK_FALSE(conv::hopper_tiles_setting(nullptr).has_value());
+  CHECK_FALSE(conv::hopper_tiles_setting("").has_value());
+  for (const int bm : {64, 128}) {
+    for (const int bn : {32, 64, 128}) {
+      const std::string text = std::to_string(bm) + "x" + std::to_string(bn);
+      const std::optional<conv::HopperTiles> t = conv::hopper_tiles_setting(text.c_str());
+      REQUIRE(t.has_value());
+      CHECK(t->bm == bm);
+      CHECK(t->bn == bn);
+    }
+  }
+  for (const char* bad : {"32x32", "64x16", "64x256", "64", "64X32", " 64x32", "64x32 "}) {
+    INFO(bad);
+    CHECK_THROWS_WITH_AS(conv::hopper_tiles_setting(bad), doctest::Contains("ENGINE_CONV_HOPPER_TILES"), Error);
   }
 }
 

@@ -4,6 +4,7 @@
 // the filter gradient's plan, host code that every build has.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -159,9 +160,22 @@ int64_t HopperFilterPlan::workspace_floats(const Conv2dGeometry& g) const {
   return g.out_c * pixels.count * FILTER_PIXEL_TILE + partials + copy_blocks() * g.out_c;
 }
 
+std::optional<HopperTiles> hopper_tiles_setting(const char* text) {
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  const std::string value(text);
+  for (const int bm : {64, 128})
+    for (const int bn : {32, 64, 128})
+      if (value == std::to_string(bm) + "x" + std::to_string(bn)) return HopperTiles{bm, bn};
+  throw Error("ENGINE_CONV_HOPPER_TILES=" + value +
+              ": BMxBN with BM 64 or 128 and BN 32, 64 or 128 (e.g. 64x32)");
+}
+
 // Tiles of 128 x (the narrowest bn that holds N) where they give every SM a block; else 64
 // rows, then narrower columns, down to 64 x 32.
 HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms) {
+  static const std::optional<HopperTiles> forced =
+      hopper_tiles_setting(std::getenv("ENGINE_CONV_HOPPER_TILES"));
+  if (forced) return *forced;
   const GemmShape s = gemm_shape(pass, g);
   HopperTiles t;
   t.bn = s.N <= 32 ? 32 : s.N <= 64 ? 64 : 128;

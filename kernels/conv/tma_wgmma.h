@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/conv_geometry.h"
 #include "core/ops/activation.h"  // Activation
@@ -31,7 +32,12 @@ bool hopper_applies(Pass pass, const Conv2dGeometry& g, const float* gathered, c
                     const float* out);
 // The engine's tile for a pass on a GPU of `sms` SMs: the widest bn that the output channels
 // need, then the largest tiles that still give every SM a block.
+// ENGINE_CONV_HOPPER_TILES=BMxBN (BM 64 or 128, BN 32, 64 or 128) makes that the tile of every
+// Hopper forward and backward-data pass instead: a knob for testing the choice with
+// kernel_bench --conv-only and the CNN apps, as ENGINE_CONV_TF32_STAGES is for the stages.
 HopperTiles choose_hopper_tiles(Pass pass, const Conv2dGeometry& g, int sms);
+// The knob's value: none when unset or empty, the tile when valid; anything else refused.
+std::optional<HopperTiles> hopper_tiles_setting(const char* text);
 // y = act(conv(x, w) + bias), with w's taps already transposed (filters_t, (kernel_h *
 // kernel_w, out_c, in_c): k = in_c contiguous, as wgmma reads it); bias (out_c,) or null (then
 // act must be None); act elementwise. Backward-data reads w as stored.
