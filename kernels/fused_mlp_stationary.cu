@@ -24,14 +24,19 @@
 //               head's 2 x 41 k multiply-adds (logits, own units' gradient) and 10 of its
 //               weights' gradients (32 terms each)
 //   barrier     one grid-wide barrier (~1 us)
-//   shared      100 KB of rows + 9 KB own unit + 5 KB head + 17 KB hidden output + 27 KB of
-//               the head's partial sums + 2 KB of Adam's step sizes: 166 KB of the H100's 227 KiB
-// which predicted ~4-5 us a step. Measured on an H100 (docs/FUSED_MLP.md): 9.5 us, against the
-// streaming kernel's 22.4 and the CUDA graph's 45.7. Each phase is a short chain of dependent
+//   shared      150 KB of rows (a ring of 48 slots: the next step's first 16 rows are copied
+//               while this step's head runs) + 9 KB own unit + 5 KB head + 17 KB hidden output
+//               + 27 KB of the head's partial sums + 2 KB of Adam's step sizes: 216 KB of the
+//               H100's 227 KiB
+// which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 9.5 us on an H100 before the
+// ring, against the streaming kernel's 22.4 and the CUDA graph's 45.7; 9.15 us on an H200 with
+// it (9.28 without). Each phase is a short chain of dependent
 // loads, shuffles and FMAs with too few warps to hide it, and the step waits for the slowest
 // block at the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what
 // bounds it.
 #include <cooperative_groups.h>
+
+#include <type_traits>  // std::integral_constant
 
 #include "kernels/fused_mlp_common.cuh"
 #include "kernels/launch.h"
@@ -48,8 +53,37 @@ constexpr int WARPS = THREADS / 32;
 constexpr int ROWS = FUSED_MLP_STATIONARY_MAX_ROWS;
 constexpr int CLASSES = FUSED_MLP_STATIONARY_MAX_CLASSES;
 constexpr int ROWS_PER_WARP = ROWS / WARPS;  // the rows a warp gathers: warp, warp + WARPS, ...
+constexpr int RING = FUSED_MLP_STATIONARY_RING_ROWS;
 constexpr int ROW_LANES = 16;  // lanes a row in the softmax, a head weight in its Adam
 static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
+static_assert(ROWS_PER_WARP == 2 && RING == ROWS + WARPS,
+              "a warp's first row (0-15) is prefetched into the ring's free slots, its second not");
+
+// The ring's slot of row 0 at a launch's step s: steps lie 32 slots apart, so step s + 1's rows
+// 0-15 go to the 16 slots step s leaves free, and its rows 16-31 to the slots of step s's rows
+// 0-15, free once step s is done. 0 without the ring (rows at slots 0 .. batch - 1).
+__device__ __forceinline__ int first_slot(bool prefetch, int64_t s) {
+  return prefetch ? static_cast<int>((ROWS * s) % RING) : 0;
+}
+
+// f(std::integral_constant<int, FIRST>{}) for a step whose row 0 lies at slot `first`: the
+// loops over the rows then address each row's slot at compile time, as they did without a ring.
+template <typename F>
+__device__ __forceinline__ void at_first_slot(int first, F&& f) {
+  if (first == ROWS) {
+    f(std::integral_constant<int, ROWS>{});
+  } else if (first == RING - ROWS) {
+    f(std::integral_constant<int, RING - ROWS>{});
+  } else {
+    f(std::integral_constant<int, 0>{});
+  }
+}
+
+// Row r's slot, for a step whose row 0 lies at slot FIRST.
+template <int FIRST>
+__device__ __forceinline__ constexpr int slot(int r) {
+  return (FIRST + r) % RING;
+}
 // The thread of block 0 that keeps the run's loss and hit sums (BatchSums): one of a warp
 // that, where a block owns one unit, neither computes its gradients (warp 0) nor updates the
 // head (the last ten).
@@ -81,60 +115,83 @@ __device__ __forceinline__ void read_next_rows(const Args& a, NextRows& next) {
   }
 }
 
-// The step's rows of the data set into xs (batch x inputs), and their labels into row_label (so
-// that the head does not wait on device memory for them). The 100 KB of a small step are the
-// largest transfer of the step, from L2 to every block: on sm_80 and later as asynchronous
-// 16-byte copies (cp.async: no registers in between, so a thread has all of its copies in
-// flight at once, not the few a loop of loads keeps), whole float4s where the rows allow. A
-// warp takes whole rows (no division per element: a division is ~20 instructions, and a step's
-// phases are chains of them). The caller's barrier makes them visible to the block.
-__device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int32_t* row_label) {
+// One row of the data set into its slot `to`: on sm_80 and later as asynchronous 16-byte
+// copies (cp.async: no registers in between, so a thread has all of its copies in flight at
+// once, not the few a loop of loads keeps), whole float4s where the rows allow. The caller
+// commits and waits.
+__device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to) {
   const int inputs = a.layer[0].inputs;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const float* from = a.x + int64_t{row} * inputs;
+  if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
+    for (int k = 4 * lane; k < inputs; k += 4 * 32) {
+#if __CUDA_ARCH__ >= 800
+      gemm::cp_async_16(to + k, from + k, 16);
+#else
+      *reinterpret_cast<float4*>(to + k) = *reinterpret_cast<const float4*>(from + k);
+#endif
+    }
+  } else {
+    for (int k = lane; k < inputs; k += 32) to[k] = from[k];
+  }
+}
+
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  gemm::cp_async_commit();
+#endif
+}
+
+// The step's rows of the data set into their slots of xs (but a warp's first row where the
+// step before prefetched it), and their labels into row_label (so that the head does not wait
+// on device memory for them). The 100 KB of a small step are the largest transfer of the step,
+// from L2 to every block. A warp takes whole rows (no division per element: a division is ~20
+// instructions, and a step's phases are chains of them). The caller's barrier makes them
+// visible to the block.
+__device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int first,
+                            bool first_row_prefetched, int32_t* row_label) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  const bool whole_quads = inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
 #pragma unroll
   for (int i = 0; i < ROWS_PER_WARP; ++i) {
     const int r = warp + i * WARPS;
     if (r >= a.batch) break;
     if (lane == 0) row_label[r] = next.label[i];
-    const float* from = a.x + int64_t{next.row[i]} * inputs;
-    float* to = xs + r * inputs;
-    if (whole_quads) {
-      for (int k = 4 * lane; k < inputs; k += 4 * 32) {
-#if __CUDA_ARCH__ >= 800
-        gemm::cp_async_16(to + k, from + k, 16);
-#else
-        *reinterpret_cast<float4*>(to + k) = *reinterpret_cast<const float4*>(from + k);
-#endif
-      }
-    } else {
-      for (int k = lane; k < inputs; k += 32) to[k] = from[k];
+    if (i > 0 || !first_row_prefetched) {
+      copy_row(a, next.row[i], xs + (first + r) % RING * a.layer[0].inputs);
     }
   }
+  commit_copies();
 #if __CUDA_ARCH__ >= 800
-  gemm::cp_async_commit();
-  gemm::cp_async_wait<0>();  // this thread's copies have landed
+  gemm::cp_async_wait<0>();  // this thread's copies have landed, the prefetched ones too
 #endif
 }
 
+// The next step's first 16 rows (each warp's first) into the ring's 16 free slots, while this
+// step's head runs: not waited for until the next step's gather_rows. A full batch only.
+__device__ void prefetch_rows(const Args& a, const NextRows& next, float* xs, int next_first) {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  copy_row(a, next.row[0], xs + (next_first + warp) % RING * a.layer[0].inputs);
+  commit_copies();
+}
+
 // sum_k x(r, k) w(k) over this thread's inputs (k_first, k_first + k_stride, ...), for every row
-// r of the batch: its share of the forward pass. FULL: a batch of ROWS rows, so no row needs a
-// check (a third of the loop's instructions otherwise).
-template <bool FULL>
+// r of the batch (row r in slot slot<FIRST>(r) of xs): its share of the forward pass. FULL: a
+// batch of ROWS rows, so no row needs a check (a third of the loop's instructions otherwise).
+template <bool FULL, int FIRST>
 __device__ __forceinline__ void forward_dots(float (&acc)[ROWS], const float* xs, const float* w,
                                              int inputs, int k_first, int k_stride, int batch) {
   for (int k = k_first; k < inputs; k += k_stride) {
     const float wk = w[k];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      if (FULL || r < batch) acc[r] += xs[r * inputs + k] * wk;
+      if (FULL || r < batch) acc[r] += xs[slot<FIRST>(r) * inputs + k] * wk;
     }
   }
 }
 
 // Adam on this thread's weights of an own unit: input k's gradient is sum_r x(r, k) d(r), the
 // bias's (reached by the thread whose inputs end on it) sum_r d(r). d is zero beyond the batch.
-template <bool FULL>
+template <bool FULL, int FIRST>
 __device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[ROWS],
                                               const float* xs, float* w, float* m, float* v,
                                               int k_first, int k_stride, float lr_t) {
@@ -143,7 +200,7 @@ __device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[RO
     float g = 0.0f;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      if (FULL || r < a.batch) g += xs[r * inputs + k] * d[r];
+      if (FULL || r < a.batch) g += xs[slot<FIRST>(r) * inputs + k] * d[r];
     }
     adam_apply(w[k], m[k], v[k], g, a.adam, lr_t);
   }
@@ -175,11 +232,11 @@ struct Block {
   // warps_per_unit warps, input k going to the thread k % k_stride of them.
   int warps_per_unit, c, k_first, k_stride;
 
-  __device__ Block(const Args& args, int block_columns, float* shared)
+  __device__ Block(const Args& args, int block_columns, bool prefetch, float* shared)
       : a(args), hidden(args.layer[0]), head(args.layer[1]), inputs(hidden.inputs),
         units(hidden.units), classes(head.units), columns(block_columns), depth(inputs + 1) {
     const FusedMlpStationaryLayout at =
-        fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns);
+        fused_mlp_stationary_layout(a.batch, inputs, units, classes, columns, prefetch);
     qp = at.classes_padded;
     hs = at.hidden_stride;
     ls = at.logit_stride;
@@ -258,15 +315,19 @@ struct Block {
 
   // Own units' outputs: their pre-activations, a row per accumulator, each warp's sums added in
   // shared memory; then a thread per (own unit, row) adds the bias, activates, writes the
-  // output for every block to read and keeps d(out)/d(z) for the backward pass.
-  __device__ void forward(float* out, uint32_t step) {
+  // output for every block to read and keeps d(out)/d(z) for the backward pass. Row 0 lies at
+  // slot `first` of xs (a full batch; else 0).
+  __device__ void forward(float* out, uint32_t step, int first) {
     float acc[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) acc[r] = 0.0f;
     if (c < owned && a.batch == ROWS) {
-      forward_dots<true>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
+      at_first_slot(first, [&](auto at) {
+        forward_dots<true, decltype(at)::value>(acc, xs, w0 + c * depth, inputs, k_first,
+                                                k_stride, a.batch);
+      });
     } else if (c < owned) {
-      forward_dots<false>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
+      forward_dots<false, 0>(acc, xs, w0 + c * depth, inputs, k_first, k_stride, a.batch);
     }
     partial[warp * ROWS + lane] = warp_transposed_sums(acc);  // lane r: the warp's row r
     __syncthreads();  // every warp's sums are in
@@ -425,25 +486,29 @@ struct Block {
   }
 
   // Adam on own units, from their gradients dh (no barrier after it: the next step's first
-  // __syncthreads orders it).
-  __device__ void own_units_adam(float lr_t) {
+  // __syncthreads orders it). Row 0 lies at slot `first` of xs, as in forward.
+  __device__ void own_units_adam(float lr_t, int first) {
     if (c >= owned) return;
     float d[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
     const int i = c * depth;
     if (a.batch == ROWS) {
-      own_unit_adam<true>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
+      at_first_slot(first, [&](auto at) {
+        own_unit_adam<true, decltype(at)::value>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first,
+                                                 k_stride, lr_t);
+      });
     } else {
-      own_unit_adam<false>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
+      own_unit_adam<false, 0>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
     }
   }
 };
 
-__global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns) {
+__global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, const int columns,
+                                                                 const bool prefetch) {
   cg::grid_group grid = cg::this_grid();
   extern __shared__ float4 shared_quads[];
-  Block b(a, columns, reinterpret_cast<float*>(shared_quads));
+  Block b(a, columns, prefetch, reinterpret_cast<float*>(shared_quads));
   b.move_state(true);
 
   const int32_t first_step = *a.counter;  // read by every block before its first barrier
@@ -465,12 +530,13 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s % THREADS == 0 && s + b.tid < a.steps) {
       b.step_sizes[b.tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + b.tid + 1));
     }
-    gather_rows(a, next, b.xs, b.row_label);
+    const int first = first_slot(prefetch, s);
+    gather_rows(a, next, b.xs, first, prefetch && s > 0, b.row_label);
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = b.step_sizes[s % THREADS];
     clock.mark();
     clock.mark();
-    b.forward(out, step);
+    b.forward(out, step, first);
     clock.mark();
     if (a.arrival != nullptr && b.tid == 0 && s < CLOCK_STEPS) {
       a.arrival[s * gridDim.x + blockIdx.x] = global_nanoseconds();
@@ -480,6 +546,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s + 1 < a.steps) read_next_places(a, s + 1, next);
     b.read_outputs_and_head(out, head_now);
     if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
+    if (prefetch && s + 1 < a.steps) prefetch_rows(a, next, b.xs, first_slot(prefetch, s + 1));
     clock.mark();
     clock.mark();
     b.logits();
@@ -492,10 +559,11 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     b.gradients_and_head_adam(head_next, lr_t);
     clock.mark();
     clock.mark();
-    b.own_units_adam(lr_t);
+    b.own_units_adam(lr_t, first);
     clock.mark();
     clock.mark();
-    __syncthreads();  // xs and the step sizes are read before the next step overwrites them
+    __syncthreads();  // xs's rows 0-15 and the step sizes are read before the next step
+                      // overwrites them
   }
 
   b.move_state(false);
@@ -515,7 +583,8 @@ void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape) {
   CHECK_CUDA(cudaFuncSetAttribute(stationary_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(bytes)));
   int columns = static_cast<int>(shape.columns);
-  void* arguments[] = {const_cast<Args*>(&a), &columns};
+  bool prefetch = shape.prefetch && a.batch == ROWS;
+  void* arguments[] = {const_cast<Args*>(&a), &columns, &prefetch};
   CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stationary_kernel),
                                          dim3(static_cast<unsigned>(shape.blocks)), dim3(THREADS),
                                          arguments, bytes, stream()));

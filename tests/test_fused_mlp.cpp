@@ -194,10 +194,20 @@ TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and share
       CHECK(shape.shared_bytes <= c.shared);
     }
   }
-  // The seed's small model: 100 KB of rows, 9 KB of own unit, 5 KB of head, 17 KB of hidden
-  // output, 27 KB of the head's sums, 2 KB of step sizes: 166 KB of an H100's 227 KiB.
-  CHECK(fused_mlp_stationary_shape(plan(784, {128}, 10), 32, 132, H100_SHARED).shared_bytes ==
-        165'600);
+  // The seed's small model: 150 KB of rows (a ring of 48: the next step's first 16 are
+  // prefetched), 9 KB of own unit, 5 KB of head, 17 KB of hidden output, 27 KB of the head's
+  // sums, 2 KB of step sizes: 216 KB of an H100's 227 KiB.
+  const FusedMlpStationaryShape small = fused_mlp_stationary_shape(plan(784, {128}, 10), 32, 132,
+                                                                   H100_SHARED);
+  CHECK(small.prefetch);
+  CHECK(small.shared_bytes == 165'600 + 16 * 784 * 4);
+  // Where the ring does not fit beside the rest, the rows of a step take 32 slots, no more; a
+  // partial batch never has the ring.
+  const FusedMlpStationaryShape wider = fused_mlp_stationary_shape(plan(784, {300}, 10), 32, 132,
+                                                                   H100_SHARED);
+  CHECK(wider.why_not.empty());
+  CHECK_FALSE(wider.prefetch);
+  CHECK_FALSE(fused_mlp_stationary_shape(plan(784, {128}, 10), 31, 132, H100_SHARED).prefetch);
   // ENGINE_FUSED_MLP_KERNEL=streaming leaves every plan to the streaming kernel, and says so.
   setenv("ENGINE_FUSED_MLP_KERNEL", "streaming", 1);
   const FusedMlpStationaryShape forced =

@@ -63,13 +63,17 @@ FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int
                   std::to_string(FUSED_MLP_STATIONARY_MAX_COLUMNS) + " a block on " +
                   std::to_string(sms) + " SMs");
   }
-  const int64_t bytes =
-      int64_t{sizeof(float)} *
-      fused_mlp_stationary_layout(static_cast<int>(batch), static_cast<int>(hidden.inputs),
-                                  static_cast<int>(hidden.units),
-                                  static_cast<int>(plan.layers.back().units),
-                                  static_cast<int>(columns))
-          .floats;
+  const auto bytes_with = [&](bool prefetch) {
+    return int64_t{sizeof(float)} *
+           fused_mlp_stationary_layout(static_cast<int>(batch), static_cast<int>(hidden.inputs),
+                                       static_cast<int>(hidden.units),
+                                       static_cast<int>(plan.layers.back().units),
+                                       static_cast<int>(columns), prefetch)
+               .floats;
+  };
+  shape.prefetch =
+      batch == FUSED_MLP_STATIONARY_MAX_ROWS && bytes_with(true) <= shared_bytes;
+  const int64_t bytes = bytes_with(shape.prefetch);
   if (bytes > shared_bytes) {
     return refuse("a block's share (" + std::to_string(bytes / 1024) + " KiB) is more than its " +
                   std::to_string(shared_bytes / 1024) + " KiB of shared memory");

@@ -65,6 +65,10 @@ constexpr int FUSED_MLP_STATIONARY_THREADS = 512;
 constexpr int FUSED_MLP_STATIONARY_MAX_ROWS = 32;  // a row per lane in the head
 constexpr int FUSED_MLP_STATIONARY_MAX_COLUMNS = 16;  // a warp or more per owned unit
 constexpr int FUSED_MLP_STATIONARY_MAX_CLASSES = 16;  // a register each in the head's loops
+// Where a full batch's rows leave room, they lie in a ring of 48 row slots: the next step's
+// first 16 rows are copied into the 16 slots this step does not use while its head runs, and
+// only the other 16 are left for the next step's start.
+constexpr int FUSED_MLP_STATIONARY_RING_ROWS = FUSED_MLP_STATIONARY_MAX_ROWS * 3 / 2;
 
 // Where each array lies in a block's shared memory, in floats from its start (each array
 // starts on a 16-byte boundary). Computed the same way by the kernel and by the host.
@@ -76,9 +80,11 @@ struct FusedMlpStationaryLayout {
       mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, labels = 0, lr_t = 0,
       floats = 0;
 };
+// prefetch: the rows in the ring (a full batch only), else batch slots.
 ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batch, int inputs,
                                                                         int units, int classes,
-                                                                        int columns) {
+                                                                        int columns,
+                                                                        bool prefetch) {
   FusedMlpStationaryLayout s;
   s.classes_padded = (classes + 3) / 4 * 4;
   s.hidden_stride = units % 2 == 0 ? units + 1 : units;
@@ -91,7 +97,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   };
   constexpr int rows = FUSED_MLP_STATIONARY_MAX_ROWS;
   constexpr int warps = FUSED_MLP_STATIONARY_THREADS / 32;
-  s.x = take(batch * inputs);                             // the step's rows of the data set
+  s.x = take((prefetch ? FUSED_MLP_STATIONARY_RING_ROWS : batch) * inputs);  // the data set's rows
   s.w0 = take(columns * (inputs + 1));                    // owned units: kernel column + bias
   s.m0 = take(columns * (inputs + 1));
   s.v0 = take(columns * (inputs + 1));
@@ -114,9 +120,11 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
 
 // How the stationary kernel would run `plan` at `batch` rows on a GPU with `sms` SMs and
 // `shared_bytes` of shared memory a block: the smallest power-of-two `columns` a block for which
-// one block per SM covers the hidden units, or why it does not apply (a non-empty line).
+// one block per SM covers the hidden units, and whether the next step's rows are prefetched
+// (a full batch, where the ring fits), or why it does not apply (a non-empty line).
 struct FusedMlpStationaryShape {
   int64_t columns = 0, blocks = 0, shared_bytes = 0;
+  bool prefetch = false;
   std::string why_not;
 };
 FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch,
