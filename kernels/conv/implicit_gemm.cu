@@ -196,7 +196,7 @@ void hopper_backward_data(const Conv2dGeometry&, const HopperTiles&, const float
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 void hopper_backward_filter(const Conv2dGeometry&, const HopperFilterPlan&, const float*, const float*, float*,
-                            float*, float*, cudaStream_t) {
+                            float*, float*, cudaStream_t, const FilterActivation&) {
   throw Error("conv2d: this build has no sm_90a code for the Hopper kernel");
 }
 #endif
