@@ -29,8 +29,8 @@
 //               + 27 KB of the head's partial sums + 2 KB of Adam's step sizes: 216 KB of the
 //               H100's 227 KiB
 // which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 9.5 us on an H100 before the
-// ring, against the streaming kernel's 22.4 and the CUDA graph's 45.7; 9.15 us on an H200 with
-// it (9.28 without). Each phase is a short chain of dependent
+// ring, against the streaming kernel's 22.4 and the CUDA graph's 45.7; on an H200, 9.28 before
+// the ring, 9.16 with it, 8.92 with the rows' bulk copies. Each phase is a short chain of dependent
 // loads, shuffles and FMAs with too few warps to hide it, and the step waits for the slowest
 // block at the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what
 // bounds it.
@@ -41,6 +41,7 @@
 #include "kernels/fused_mlp_common.cuh"
 #include "kernels/launch.h"
 #include "kernels/matmul/cp_async.h"
+#include "kernels/matmul/tma.h"  // mbarriers, bulk_copy
 #include "kernels/warp_reduce.cuh"
 
 namespace engine::cuda::fused_mlp {
@@ -115,15 +116,35 @@ __device__ __forceinline__ void read_next_rows(const Args& a, NextRows& next) {
   }
 }
 
-// One row of the data set into its slot `to`: on sm_80 and later as asynchronous 16-byte
-// copies (cp.async: no registers in between, so a thread has all of its copies in flight at
-// once, not the few a loop of loads keeps), whole float4s where the rows allow. The caller
-// commits and waits.
-__device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to) {
+// Whether the rows travel by bulk copies: on sm_90 and later, where they are whole 16-byte
+// units. Else by cp.async (sm_80 and later) or loads.
+__device__ __forceinline__ bool bulk_rows(const Args& a) {
+#if __CUDA_ARCH__ >= 900
+  return a.layer[0].inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+#else
+  return false;
+#endif
+}
+
+// One row of the data set into its slot `to`. By a bulk copy where bulk_rows: one instruction
+// of lane 0 for the whole row (3,136 bytes for the seed's), done by the copy engine, which
+// counts the bytes on the mbarrier `rows_landed` as they land; lane 0 first arrives there,
+// announcing them. Else as asynchronous 16-byte copies (cp.async: no registers in between, so
+// a thread has all of its copies in flight at once), ~7 instructions a lane for such a row,
+// which cost the warp ~0.4 us a step for 16 rows on an H200: the reason for the bulk copies.
+__device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to,
+                                         uint32_t rows_landed) {
   const int inputs = a.layer[0].inputs;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const float* from = a.x + int64_t{row} * inputs;
-  if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
+  if (bulk_rows(a)) {
+    if (lane == 0) {
+      const auto bytes = static_cast<uint32_t>(inputs * sizeof(float));
+      gemm::mbarrier_arrive_expect_tx(rows_landed, bytes);
+      gemm::bulk_copy(static_cast<uint32_t>(__cvta_generic_to_shared(to)), from, bytes,
+                      rows_landed);
+    }
+  } else if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
     for (int k = 4 * lane; k < inputs; k += 4 * 32) {
 #if __CUDA_ARCH__ >= 800
       gemm::cp_async_16(to + k, from + k, 16);
@@ -136,20 +157,17 @@ __device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to) 
   }
 }
 
-__device__ __forceinline__ void commit_copies() {
-#if __CUDA_ARCH__ >= 800
-  gemm::cp_async_commit();
-#endif
-}
-
 // The step's rows of the data set into their slots of xs (but a warp's first row where the
 // step before prefetched it), and their labels into row_label (so that the head does not wait
-// on device memory for them). The 100 KB of a small step are the largest transfer of the step,
-// from L2 to every block. A warp takes whole rows (no division per element: a division is ~20
-// instructions, and a step's phases are chains of them). The caller's barrier makes them
-// visible to the block.
+// on device memory for them); then every thread waits for them all, the prefetched ones too.
+// The 100 KB of a small step are the largest transfer of the step, from L2 to every block. A
+// warp takes whole rows (no division per element: a division is ~20 instructions, and a step's
+// phases are chains of them). The caller's barrier makes loads' and cp.async's rows visible to
+// the block; bulk copies' are visible once the mbarrier's phase `parity` (the launch's step
+// s & 1: a.batch rows arrive on it a step) completes.
 __device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int first,
-                            bool first_row_prefetched, int32_t* row_label) {
+                            bool first_row_prefetched, int32_t* row_label, uint32_t rows_landed,
+                            uint32_t parity) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
   for (int i = 0; i < ROWS_PER_WARP; ++i) {
@@ -157,21 +175,28 @@ __device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int 
     if (r >= a.batch) break;
     if (lane == 0) row_label[r] = next.label[i];
     if (i > 0 || !first_row_prefetched) {
-      copy_row(a, next.row[i], xs + (first + r) % RING * a.layer[0].inputs);
+      copy_row(a, next.row[i], xs + (first + r) % RING * a.layer[0].inputs, rows_landed);
     }
   }
-  commit_copies();
+  if (bulk_rows(a)) {
+    gemm::mbarrier_wait(rows_landed, parity);
+  } else {
 #if __CUDA_ARCH__ >= 800
-  gemm::cp_async_wait<0>();  // this thread's copies have landed, the prefetched ones too
+    gemm::cp_async_commit();
+    gemm::cp_async_wait<0>();  // this thread's copies have landed, the prefetched ones too
 #endif
+  }
 }
 
 // The next step's first 16 rows (each warp's first) into the ring's 16 free slots, while this
 // step's head runs: not waited for until the next step's gather_rows. A full batch only.
-__device__ void prefetch_rows(const Args& a, const NextRows& next, float* xs, int next_first) {
+__device__ void prefetch_rows(const Args& a, const NextRows& next, float* xs, int next_first,
+                              uint32_t rows_landed) {
   const int warp = static_cast<int>(threadIdx.x) / 32;
-  copy_row(a, next.row[0], xs + (next_first + warp) % RING * a.layer[0].inputs);
-  commit_copies();
+  copy_row(a, next.row[0], xs + (next_first + warp) % RING * a.layer[0].inputs, rows_landed);
+#if __CUDA_ARCH__ >= 800
+  if (!bulk_rows(a)) gemm::cp_async_commit();
+#endif
 }
 
 // sum_k x(r, k) w(k) over this thread's inputs (k_first, k_first + k_stride, ...), for every row
@@ -226,6 +251,7 @@ struct Block {
       *logit_partial, *row_loss, *row_hit;
   int32_t* row_label;
   float* step_sizes;  // Adam's step size for 512 steps from a multiple of 512
+  uint32_t rows_landed;  // the mbarrier of the rows' bulk copies (shared address)
   int tid, lane, warp;
   int first_unit, owned;  // own units first_unit .. + owned - 1 (the last block may own fewer)
   // In the forward pass and the weight gradient, unit c's dots over the inputs are shared by
@@ -257,6 +283,7 @@ struct Block {
     row_hit = shared + at.row_hit;
     row_label = reinterpret_cast<int32_t*>(shared + at.labels);
     step_sizes = shared + at.lr_t;
+    rows_landed = static_cast<uint32_t>(__cvta_generic_to_shared(shared + at.rows_landed));
     tid = static_cast<int>(threadIdx.x);
     lane = tid % 32;
     warp = tid / 32;
@@ -509,6 +536,11 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
   cg::grid_group grid = cg::this_grid();
   extern __shared__ float4 shared_quads[];
   Block b(a, columns, prefetch, reinterpret_cast<float*>(shared_quads));
+  if (bulk_rows(a) && b.tid == 0) {
+    gemm::mbarrier_init(b.rows_landed, static_cast<uint32_t>(a.batch));  // an arrival a row
+    gemm::fence_mbarrier_init();
+  }
+  __syncthreads();  // the mbarrier is ready before any row arrives on it
   b.move_state(true);
 
   const int32_t first_step = *a.counter;  // read by every block before its first barrier
@@ -531,7 +563,8 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       b.step_sizes[b.tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + b.tid + 1));
     }
     const int first = first_slot(prefetch, s);
-    gather_rows(a, next, b.xs, first, prefetch && s > 0, b.row_label);
+    gather_rows(a, next, b.xs, first, prefetch && s > 0, b.row_label, b.rows_landed,
+                static_cast<uint32_t>(s & 1));
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = b.step_sizes[s % THREADS];
     clock.mark();
@@ -546,7 +579,9 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s + 1 < a.steps) read_next_places(a, s + 1, next);
     b.read_outputs_and_head(out, head_now);
     if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
-    if (prefetch && s + 1 < a.steps) prefetch_rows(a, next, b.xs, first_slot(prefetch, s + 1));
+    if (prefetch && s + 1 < a.steps) {
+      prefetch_rows(a, next, b.xs, first_slot(prefetch, s + 1), b.rows_landed);
+    }
     clock.mark();
     clock.mark();
     b.logits();

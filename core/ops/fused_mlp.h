@@ -78,7 +78,7 @@ struct FusedMlpStationaryLayout {
   int logit_stride = 0;    // a (warp, row)'s classes in the head's sums: odd, likewise
   int x = 0, w0 = 0, m0 = 0, v0 = 0, w1 = 0, m1 = 0, v1 = 0, hidden = 0, dlogits = 0, dh = 0,
       mask = 0, partial = 0, logit_partial = 0, row_loss = 0, row_hit = 0, labels = 0, lr_t = 0,
-      floats = 0;
+      rows_landed = 0, floats = 0;
 };
 // prefetch: the rows in the ring (a full batch only), else batch slots.
 ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batch, int inputs,
@@ -114,6 +114,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.row_hit = take(rows);
   s.labels = take(rows);                                  // the rows' labels (int32)
   s.lr_t = take(FUSED_MLP_STATIONARY_THREADS);            // Adam's step sizes, 512 steps
+  s.rows_landed = take(2);                                // the rows' mbarrier (8 bytes)
   s.floats = at;
   return s;
 }

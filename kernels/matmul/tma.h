@@ -1,6 +1,7 @@
 // Hopper's asynchronous copies and the barriers around them (sm_90a), shared by the kernels
 // that feed wgmma from TMA: the ladder's v11 (kernels/matmul/v11_tf32_tma.cu) and the
-// convolutions' kernels/conv/tma_wgmma*.cu. TMA copies a box of a tensor (described once, on
+// convolutions' kernels/conv/tma_wgmma*.cu; the fused MLP's gather takes the mbarriers and the
+// plain bulk copy, which sm_90 has too. TMA copies a box of a tensor (described once, on
 // the host, by a CUtensorMap) into shared memory and counts its bytes on an mbarrier; elements
 // outside the tensor arrive as zeros. The shared-memory tiles it writes, rows of 128 bytes in
 // the 128-byte swizzle, are what wgmma reads through sw128_descriptor.
@@ -35,19 +36,28 @@ constexpr uint64_t DESC_PER_KSTEP = (8 * 4) >> 4;  // 8 tf32 = 32 bytes, in 16-b
 // Hopper-only instructions go through SM90A_ASM (kernels/matmul/wgmma.h): empty outside the
 // sm_90a compile pass, where the kernel traps at once.
 
+// The mbarriers and the plain bulk copy below are sm_90's, not only sm_90a's: they go through
+// SM90_ASM, live in every device pass for sm_90 and later (the fused MLP's gather uses them
+// there), empty before it and in the host pass.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define SM90_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define SM90_ASM(...)
+#endif
+
 // -- mbarriers (PTX ISA "mbarrier"). All addresses are 32-bit shared-window addresses. --
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
-  SM90A_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+  SM90_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
 }
 // Makes the inits visible to the other threads of the cluster and to the async proxy (TMA's
 // complete_tx) before the barrier that follows.
 __device__ __forceinline__ void fence_mbarrier_init() {
-  SM90A_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  SM90_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 // The producer's arrival on a "full" barrier, announcing the bytes TMA will deliver to it
 // (its own copies' and, in a cluster, the partner's multicast half of B).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  SM90A_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
+  SM90_ASM("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, "
           "[%0], %1;\n}\n" ::"r"(bar),
           "r"(bytes)
           : "memory");
@@ -85,7 +95,7 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t r
 // proxy, and .acquire.cluster adds an L1 invalidation (CCTL.IVALL) to every wait.
 __device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 1;
-  SM90A_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+  SM90_ASM("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
           "selp.u32 %0, 1, 0, p;\n}\n"
           : "=r"(done)
           : "r"(bar), "r"(parity)
@@ -95,6 +105,17 @@ __device__ __forceinline__ bool mbarrier_try_wait(uint32_t bar, uint32_t parity)
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
   while (!mbarrier_try_wait(bar, parity)) {
   }
+}
+
+// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global memory to shared
+// address `dst` by the copy engine, counted on mbarrier `bar` (complete_tx) when they land: one
+// instruction of one thread for a whole contiguous row (PTX ISA "cp.async.bulk").
+__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes,
+                                          uint32_t bar) {
+  SM90_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+           "[%0], [%1], %2, [%3];\n" ::"r"(dst),
+           "l"(src), "r"(bytes), "r"(bar)
+           : "memory");
 }
 
 // -- TMA (PTX ISA "cp.async.bulk.tensor") --
