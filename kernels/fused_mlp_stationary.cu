@@ -597,8 +597,8 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     b.own_units_adam(lr_t, first);
     clock.mark();
     clock.mark();
-    __syncthreads();  // xs's rows 0-15 and the step sizes are read before the next step
-                      // overwrites them
+    __syncthreads();  // the rows the next step's gather overwrites (all but a ring's last 16)
+                      // and the step sizes are read before it does
   }
 
   b.move_state(false);
