@@ -350,24 +350,32 @@ TEST_CASE("the GPU's matmul keeps small, shallow outputs in FP32, the rule --tf3
   CHECK_FALSE(gpu_matmul_small_output(1024, 1024, 784, 132));
   CHECK_FALSE(gpu_matmul_small_output(2048, 2048, 32, 132));
   CHECK(gpu_matmul_small_output(2048, 2048, 32, 512));  // ... unless the GPU has more SMs
-  // FP32 under --tf32 too: the small outputs but those 2,048 deep or of 64 M multiply-adds, as
-  // CIFAR's Dense(8192 -> 128) (100 x 128 over 8,192, and its weight gradient, 8,192 x 128 over
-  // 100) and Dogs vs Cats' forward (32 x 64 over 18,496), which the seed MLPs never reach.
-  CHECK(gpu_matmul_stays_fp32(32, 128, 784, 132));
-  CHECK(gpu_matmul_stays_fp32(1000, 1000, 32, 132));
-  CHECK_FALSE(gpu_matmul_stays_fp32(100, 128, 8192, 132));
-  CHECK_FALSE(gpu_matmul_stays_fp32(8192, 128, 100, 132));  // its weight gradient: as much work
-  CHECK_FALSE(gpu_matmul_stays_fp32(32, 64, 18496, 132));
-  CHECK(gpu_matmul_stays_fp32(18496, 64, 32, 132));  // and its weight gradient: 38 M
-  CHECK_FALSE(gpu_matmul_stays_fp32(1024, 1024, 784, 132));  // large: TF32 kernels
-  // A few rows, many columns or deep: v9 under --tf32 (the CNNs' Dense input gradients and
-  // forward passes); not the weight gradients, Dogs vs Cats' 32 rows, nor FP32 products.
-  CHECK(gpu_matmul_few_rows_tf32(100, 8192, 128, 132));
-  CHECK(gpu_matmul_few_rows_tf32(128, 9216, 128, 132));
-  CHECK(gpu_matmul_few_rows_tf32(100, 128, 8192, 132));
-  CHECK(gpu_matmul_few_rows_tf32(128, 128, 9216, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_tf32(8192, 128, 100, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_tf32(32, 64, 18496, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_tf32(32, 18496, 64, 132));
-  CHECK_FALSE(gpu_matmul_few_rows_tf32(100, 128, 784, 132));
+  // Under --tf32, by shape on 132 SMs: whether a product stays FP32 (the small outputs but
+  // those 2,048 deep or of 64 M multiply-adds, which the seed MLPs never reach), and whether a
+  // few rows, many columns or deep, take v9 (the CNNs' Dense input gradients and forward
+  // passes; not the weight gradients, Dogs vs Cats' 32 rows, nor FP32 products).
+  struct Route {
+    const char* name;
+    int64_t M, N, K;
+    bool stays_fp32, few_rows_on_v9;
+  };
+  const Route routes[] = {
+      {"the small MLP's forward", 32, 128, 784, true, false},
+      {"the wide MLP's weight gradient", 1000, 1000, 32, true, false},
+      {"CIFAR's Dense forward", 100, 128, 8192, false, true},
+      {"CIFAR's Dense input gradient", 100, 8192, 128, false, true},
+      {"CIFAR's Dense weight gradient: as much work", 8192, 128, 100, false, false},
+      {"the MNIST CNN's Dense forward", 128, 128, 9216, false, true},
+      {"the MNIST CNN's Dense input gradient", 128, 9216, 128, false, true},
+      {"Dogs vs Cats' Dense forward: 32 rows", 32, 64, 18496, false, false},
+      {"Dogs vs Cats' input gradient: 38 M", 32, 18496, 64, true, false},
+      {"Dogs vs Cats' weight gradient: 38 M", 18496, 64, 32, true, false},
+      {"large: TF32 kernels", 1024, 1024, 784, false, false},
+      {"100 rows over 784: FP32", 100, 128, 784, true, false},
+  };
+  for (const Route& r : routes) {
+    INFO(r.name);
+    CHECK(gpu_matmul_stays_fp32(r.M, r.N, r.K, 132) == r.stays_fp32);
+    CHECK(gpu_matmul_few_rows_tf32(r.M, r.N, r.K, 132) == r.few_rows_on_v9);
+  }
 }
