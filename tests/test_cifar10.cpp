@@ -148,7 +148,7 @@ TEST_CASE("load_cifar10: the official layout loads 50,000 + 10,000 images in bat
   TempDir dir;
   write_full_set(dir);
   for (const char* name : {"cifar10", "auto"}) {
-    CAPTURE(name);
+    INFO(name);
     const CifarData d = load_cifar10(name, dir.str());
     CHECK(d.train.count == 50000);
     CHECK(d.test.count == 10000);

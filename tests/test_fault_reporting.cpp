@@ -172,7 +172,7 @@ TEST_CASE("estimate_training_memory: at or above the measured peak of a step, wi
   const int threads = engine::cpu::num_threads();
   engine::cpu::set_num_threads(2);
   for (const Case& c : cases) {
-    CAPTURE(c.name);
+    INFO(c.name);
     engine::nn::Sequential model = c.make();
     model.build(c.sample, Device::cpu(), 7);
     const bool binary = model.output_shape() == engine::Shape{1};

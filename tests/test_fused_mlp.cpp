@@ -21,7 +21,7 @@ using namespace engine::test;
 
 TEST_CASE("the CPU reference of the fused steps trains as the op-by-op steps do") {
   for (const FusedCase& c : fused_cases()) {
-    CAPTURE(c.name);
+    INFO(c.name);
     const nn::Dataset data = fused_case_data(c, Device::cpu());
     const std::vector<int32_t> order = fused_case_order(c);
     nn::Sequential ops = fused_case_model(c, Device::cpu());
@@ -183,7 +183,7 @@ TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and share
        "the batch's rows alone are more than a block's shared memory"},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.name);
+    INFO(c.name);
     const FusedMlpStationaryShape shape =
         fused_mlp_stationary_shape(c.plan, c.batch, c.sms, c.shared);
     CHECK(shape.why_not == c.why_not);

@@ -38,7 +38,7 @@ struct StreamingOnly {
 // reference, and against itself run again.
 void check_fused_table() {
   for (const FusedCase& c : fused_cases()) {
-    CAPTURE(c.name);
+    INFO(c.name);
     nn::Sequential probe = fused_case_model(c, GPU);
     nn::FitOptions on;
     on.fused = nn::FusedUse::On;
