@@ -36,8 +36,8 @@ bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
 // on the tensor cores. The CNNs' Dense layers: their input gradients (100 x 8192 and 128 x 9216
 // over 128), where small_splitk's 32-row tiles read B, the whole weight, once per 32 rows of C
 // (4 times at M = 100: 17 MB) and v9's once (4 MB), and their forward passes (100 x 128 over
-// 8192, 128 x 128 over 9216: 64 slices of 128 and split_k_reduce, where small_splitk has 16
-// slices of 512 and adds them itself). kernel_bench, H200, 2026-11-28, small_splitk -> v9:
+// 8192, 128 x 128 over 9216: 64 K slices, of 128 and 144, and split_k_reduce, where
+// small_splitk's slices of 512 add themselves). kernel_bench, H200, 2026-11-28, small_splitk -> v9:
 // dx 17.2 -> 9.2 and 19.8 -> 11.3 us, forward 17.4 -> 12.5 and 19.2 -> 14.5 us (cuBLAS TF32:
 // 5.3, 6.4, 7.8, 8.3). The weight gradients, many rows and few columns (8192 x 128 over 100),
 // stay: v9 took 11.0 us there against small_splitk's 9.9. Fewer than 64 rows would leave most
