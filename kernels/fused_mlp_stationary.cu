@@ -116,11 +116,16 @@ __device__ __forceinline__ void read_next_rows(const Args& a, NextRows& next) {
   }
 }
 
-// Whether the rows travel by bulk copies: on sm_90 and later, where they are whole 16-byte
-// units. Else by cp.async (sm_80 and later) or loads.
+// Whether every row of the data set is whole 16-byte units, 16-byte aligned.
+__device__ __forceinline__ bool rows_in_quads(const Args& a) {
+  return a.layer[0].inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+}
+
+// Whether the rows travel by bulk copies: on sm_90 and later, where they are in quads. Else by
+// cp.async (sm_80 and later) or loads.
 __device__ __forceinline__ bool bulk_rows(const Args& a) {
 #if __CUDA_ARCH__ >= 900
-  return a.layer[0].inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+  return rows_in_quads(a);
 #else
   return false;
 #endif
@@ -144,7 +149,7 @@ __device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to,
       gemm::bulk_copy(static_cast<uint32_t>(__cvta_generic_to_shared(to)), from, bytes,
                       rows_landed);
     }
-  } else if (inputs % 4 == 0 && reinterpret_cast<uintptr_t>(a.x) % 16 == 0) {
+  } else if (rows_in_quads(a)) {
     for (int k = 4 * lane; k < inputs; k += 4 * 32) {
 #if __CUDA_ARCH__ >= 800
       gemm::cp_async_16(to + k, from + k, 16);
@@ -618,7 +623,7 @@ void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape) {
   CHECK_CUDA(cudaFuncSetAttribute(stationary_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(bytes)));
   int columns = static_cast<int>(shape.columns);
-  bool prefetch = shape.prefetch && a.batch == ROWS;
+  bool prefetch = shape.prefetch;  // the shape of this launch's batch
   void* arguments[] = {const_cast<Args*>(&a), &columns, &prefetch};
   CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stationary_kernel),
                                          dim3(static_cast<unsigned>(shape.blocks)), dim3(THREADS),
