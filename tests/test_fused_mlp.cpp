@@ -378,4 +378,27 @@ TEST_CASE("the GPU's matmul keeps small, shallow outputs in FP32, the rule --tf3
     CHECK(gpu_matmul_stays_fp32(r.M, r.N, r.K, 132) == r.stays_fp32);
     CHECK(gpu_matmul_few_rows_tf32(r.M, r.N, r.K, 132) == r.few_rows_on_v9);
   }
+  // Which products are a wide Dense layer's backward passes at a batch of 64-511, which run as
+  // 1 x 1 convolutions on Hopper under --tf32: by shape and by transposes (dX = dY W^T is A
+  // B^T, dW = X^T dY is A^T B).
+  struct Backward {
+    const char* name;
+    int64_t M, N, K;
+    bool ta, tb, as_conv;
+  };
+  const Backward backwards[] = {
+      {"CIFAR's Dense input gradient", 100, 8192, 128, false, true, true},
+      {"CIFAR's Dense weight gradient", 8192, 128, 100, true, false, true},
+      {"the MNIST CNN's Dense input gradient", 128, 9216, 128, false, true, true},
+      {"the MNIST CNN's Dense weight gradient", 9216, 128, 128, true, false, true},
+      {"CIFAR's Dense forward: A B", 100, 128, 8192, false, false, false},
+      {"a weight gradient stored the other way: A^T B^T", 8192, 128, 100, true, true, false},
+      {"Dogs vs Cats' input gradient: 32 rows", 32, 18496, 64, false, true, false},
+      {"Dogs vs Cats' weight gradient: FP32", 18496, 64, 32, true, false, false},
+      {"the wide MLP's input gradient: 1,000 inputs", 32, 1000, 1000, false, true, false},
+  };
+  for (const Backward& b : backwards) {
+    INFO(b.name);
+    CHECK(gpu_matmul_dense_backward_as_conv(b.M, b.N, b.K, b.ta, b.tb, 132) == b.as_conv);
+  }
 }

@@ -288,6 +288,34 @@ TEST_CASE("engine matmul: the kernel chosen for each shape, FP32 and TF32") {
   gpu.set_tf32(false);
 }
 
+// The CNNs' Dense layers' backward products under TF32 (gpu_matmul_dense_backward_as_conv):
+// on Hopper the convolutions' kernels, as a 1 x 1 convolution's backward-data pass (dX = dY
+// W^T) and filter gradient (dW = X^T dY); elsewhere, and with alpha or beta of their own or
+// operands off 16 bytes, the ladder's kernels. C starts as NaNs: every element is written.
+TEST_CASE("engine matmul: a Dense layer's backward products as 1x1 convolutions, TF32") {
+  Generator rng(17);
+  DeviceServices& gpu = device_services(Device::cuda());
+  gpu.set_tf32(true);
+  struct Product {
+    Case shape;
+    bool ta, tb;
+  };
+  for (const Product& d : {Product{{100, 8192, 128}, false, true}, Product{{8192, 128, 100}, true, false},
+                           Product{{128, 9216, 128}, false, true}, Product{{9216, 128, 128}, true, false},
+                           Product{{64, 8192, 160}, false, true}, Product{{8192, 160, 64}, true, false}}) {
+    for (const int64_t offset : {0, 1}) {
+      INFO(d.shape.M, "x", d.shape.N, "x", d.shape.K, " ta ", d.ta, " tb ", d.tb, " offset ", offset);
+      const Problem p = random_problem(d.shape, d.ta, d.tb, 1.0f, 0.0f, rng);
+      const Tensor a = device_tensor(p.a, p.a_rows(), p.a_cols(), offset);
+      const Tensor b = device_tensor(p.b, p.b_rows(), p.b_cols(), offset);
+      Tensor out = Tensor::full({d.shape.M, d.shape.N}, NAN, Device::cuda());
+      raw::matmul(a, p.ta, b, p.tb, out, 1.0f, 0.0f);
+      expect_matches_reference(p, out.to_vector(), true, "dense backward tf32");
+    }
+  }
+  gpu.set_tf32(false);
+}
+
 // Split-K's tile counters are reset by the kernel itself (kernels/matmul/small_splitk.cu). Were
 // one left non-zero, no block of the next call would find itself last, and C would keep what
 // it held: here NaNs. So: a call, a second call into a C of NaNs, and a graph of both (fill,

@@ -151,6 +151,17 @@ bool gpu_matmul_few_rows_tf32(int64_t M, int64_t N, int64_t K, int64_t sms) {
          !gpu_matmul_stays_fp32(M, N, K, sms);
 }
 
+bool gpu_matmul_dense_backward_as_conv(int64_t M, int64_t N, int64_t K, bool transpose_a, bool transpose_b,
+                                       int64_t sms) {
+  const auto batch_and_wide = [](int64_t batch, int64_t inputs) {
+    return batch >= 64 && batch < GPU_MATMUL_LARGE && inputs >= 8 * GPU_MATMUL_LARGE;
+  };
+  if (gpu_matmul_stays_fp32(M, N, K, sms)) return false;
+  if (!transpose_a && transpose_b) return batch_and_wide(M, N);  // dX = dY W^T
+  if (transpose_a && !transpose_b) return batch_and_wide(K, M);  // dW = X^T dY
+  return false;
+}
+
 namespace raw {
 
 void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c,

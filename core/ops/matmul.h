@@ -41,8 +41,22 @@ bool gpu_matmul_stays_fp32(int64_t M, int64_t N, int64_t K, int64_t sms);
 // dx 17.2 -> 9.2 and 19.8 -> 11.3 us, forward 17.4 -> 12.5 and 19.2 -> 14.5 us (cuBLAS TF32:
 // 5.3, 6.4, 7.8, 8.3). The weight gradients, many rows and few columns (8192 x 128 over 100),
 // stay: v9 took 11.0 us there against small_splitk's 9.9. Fewer than 64 rows would leave most
-// of v9's 128-row tiles empty (Dogs vs Cats' 32: not measured).
+// of v9's 128-row tiles empty (Dogs vs Cats' 32: not measured). On Hopper the input and weight
+// gradients go to the convolution kernels first (gpu_matmul_dense_backward_as_conv).
 bool gpu_matmul_few_rows_tf32(int64_t M, int64_t N, int64_t K, int64_t sms);
+// Whether a product is one of a wide Dense layer's backward products at a batch of 64 to
+// GPU_MATMUL_LARGE rows, under --tf32: the input gradient dX = dY W^T (A B^T: M the batch, N
+// the layer's inputs, from 8 x GPU_MATMUL_LARGE) or the weight gradient dW = X^T dY (A^T B: K
+// the batch, M the inputs). Both are passes of a 1 x 1 convolution over 1 x 1 images (batch
+// the batch, in_c the inputs, out_c the outputs, w = W as stored): dX its backward-data pass,
+// dW its filter gradient, which on Hopper run the convolutions' TMA + wgmma kernels
+// (kernels/conv/tma_wgmma.h) in tiles sized for the SMs, where they apply (kernels/matmul.cu).
+// The CNNs' Dense(8192 -> 128) and Dense(9216 -> 128); kernel_bench, H200, 2026-11-28, against
+// v9 and small_splitk: dX 9.2 -> 4.6 and 12.1 -> 5.3 us (cuBLAS TF32 5.3, 6.5), dW 9.9 -> 8.8
+// and 11.2 -> 9.4 us (cuBLAS 5.5, 6.7). Their forward passes (A B, W stored (in, out)) are not
+// such a pass without a copy of W or X transposed: they stay on v9.
+bool gpu_matmul_dense_backward_as_conv(int64_t M, int64_t N, int64_t K, bool transpose_a, bool transpose_b,
+                                       int64_t sms);
 
 namespace raw {
 // c = alpha * op(a) @ op(b) + beta * c, op(t) = t or t^T; a, b, c 2-D.
