@@ -7,179 +7,179 @@
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000139866
-32 0.000474327
-64 0.00314957
-128 0.023622
+16 0.000246264
+32 0.00074967
+64 0.00437428
+128 0.0352041
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0368654
-32 0.0382581
-64 0.0474488
-128 0.0656355
+16 0.0375615
+32 0.0438072
+64 0.0482362
+128 0.0691969
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00266279
-32 0.00597426
-64 0.00383488
-128 0.00499742
+16 0.00282616
+32 0.00627022
+64 0.00397631
+128 0.00510027
 EOD
 $matmul_cudnn_resident << EOD
-16 0.00669616
-32 0.0111188
-64 0.00951378
-128 0.0128256
+16 0.00911817
+32 0.0164114
+64 0.0117221
+128 0.0137631
 EOD
 $matmul_gpu_copies << EOD
-16 0.03495
-32 0.0358659
-64 0.0442002
-128 0.054036
+16 0.0324525
+32 0.0332603
+64 0.043029
+128 0.0597365
 EOD
 $matmul_gpu_graph << EOD
-16 0.00246844
-32 0.00254876
-64 0.00383631
-128 0.00415443
+16 0.00267152
+32 0.00266272
+64 0.00398562
+128 0.00423508
 EOD
 $matmul_gpu_resident << EOD
-16 0.00393527
-32 0.00398012
-64 0.00463275
-128 0.00459757
+16 0.00456345
+32 0.00534874
+64 0.00515722
+128 0.0056647
 EOD
 $dense_cpu_cpu << EOD
-16 0.00441969
-32 0.00751779
-64 0.0176697
-128 0.0485916
+16 0.00321089
+32 0.00590558
+64 0.0199584
+128 0.0551393
 EOD
 $dense_cudnn_copies << EOD
-16 0.0699607
-32 0.0690291
-64 0.0708155
-128 0.060824
+16 0.059646
+32 0.0602113
+64 0.0825132
+128 0.0728434
 EOD
 $dense_cudnn_graph << EOD
-16 0.0163114
-32 0.0169395
-64 0.017816
-128 0.021661
+16 0.0163366
+32 0.0169748
+64 0.0178
+128 0.0218851
 EOD
 $dense_cudnn_resident << EOD
-16 0.0537536
-32 0.0524693
-64 0.0509248
-128 0.0446351
+16 0.044412
+32 0.0428218
+64 0.0507804
+128 0.048648
 EOD
 $dense_gpu_copies << EOD
-16 0.0408459
-32 0.0424113
-64 0.0415481
-128 0.0467716
+16 0.0370512
+32 0.0366044
+64 0.0451927
+128 0.0436367
 EOD
 $dense_gpu_graph << EOD
-16 0.00947774
-32 0.00973292
-64 0.012377
-128 0.013012
+16 0.00947564
+32 0.00976457
+64 0.012404
+128 0.0129662
 EOD
 $dense_gpu_resident << EOD
-16 0.0229384
-32 0.0224592
-64 0.0243652
-128 0.0251769
+16 0.02092
+32 0.0211705
+64 0.0251424
+128 0.0249506
 EOD
 $conv_cpu_cpu << EOD
-4 0.438359
-8 0.762381
+4 0.492757
+8 0.961823
 EOD
 $conv_cudnn_copies << EOD
-4 0.179726
-8 0.28379
+4 0.290824
+8 0.288529
 EOD
 $conv_cudnn_graph << EOD
-4 0.053472
-8 0.078432
+4 0.0534791
+8 0.078304
 EOD
 $conv_cudnn_resident << EOD
-4 0.098888
-8 0.107104
+4 0.150848
+8 0.110592
 EOD
 $conv_gpu_copies << EOD
-4 0.105576
-8 0.170603
+4 0.110292
+8 0.175462
 EOD
 $conv_gpu_graph << EOD
-4 0.0381686
-8 0.047136
+4 0.0386427
+8 0.0474656
 EOD
 $conv_gpu_resident << EOD
-4 0.043968
-8 0.0523484
+4 0.0491258
+8 0.0525156
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.130184
-2 0.121177
-4 0.129669
-8 0.144597
-16 0.208745
-32 0.265137
-64 0.257342
+1 0.117532
+2 0.126648
+4 0.155424
+8 0.145993
+16 0.219273
+32 0.202991
+64 0.283062
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.140193
-2 0.148001
-4 0.163784
-8 0.173403
-16 0.157264
-32 0.169086
-64 0.172022
+1 0.143472
+2 0.164397
+4 0.185376
+8 0.175801
+16 0.157217
+32 0.235329
+64 0.244549
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.0388658
-2 0.0446521
-4 0.0448594
-8 0.0932207
-16 0.0942243
-32 0.0531112
-64 0.0563344
+1 0.0376385
+2 0.0437901
+4 0.0436522
+8 0.093016
+16 0.0930128
+32 0.0518904
+64 0.0553658
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.116873
-2 0.126326
-4 0.154704
-8 0.136706
-16 0.136073
-32 0.139135
-64 0.144692
+1 0.124384
+2 0.133209
+4 0.15822
+8 0.138717
+16 0.135115
+32 0.180539
+64 0.143892
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.125866
-2 0.127902
-4 0.122085
-8 0.135715
-16 0.141016
-32 0.134997
-64 0.141372
+1 0.132677
+2 0.152935
+4 0.139758
+8 0.132396
+16 0.135067
+32 0.140398
+64 0.15221
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.0408698
-2 0.040944
-4 0.0409643
-8 0.0415588
-16 0.042235
-32 0.042443
-64 0.046982
+1 0.0397335
+2 0.0397175
+4 0.0400297
+8 0.0402425
+16 0.0406874
+32 0.0413002
+64 0.0457885
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.10707
-2 0.104122
-4 0.106766
-8 0.105862
-16 0.109509
-32 0.10616
-64 0.102257
+1 0.109489
+2 0.106141
+4 0.115114
+8 0.112468
+16 0.128923
+32 0.112481
+64 0.13769
 EOD
 
 reset
@@ -196,10 +196,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 73.049, graph 0 to 73.049, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~73' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 68.685, graph 0 to 68.685, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~68.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 67.7748, graph 0 to 67.7748, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~67.8' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 61.0368, graph 0 to 61.0368, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~61' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -209,10 +209,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 100.019, graph 0 to 100.019, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~100' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 69.19, graph 0 to 69.19, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~69.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 91.2717, graph 0 to 91.2717, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~91.3' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 62.1214, graph 0 to 62.1214, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~62.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -222,12 +222,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 124.264, graph 0 to 124.264, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~124' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 80.3516, graph 0 to 80.3516, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~80.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 42.8261, graph 0 to 42.8261, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~42.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 109.702, graph 0 to 109.702, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 74.8288, graph 0 to 74.8288, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~74.8' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 45.6935, graph 0 to 45.6935, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~45.7' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -237,10 +237,10 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 121.577, graph 0 to 121.577, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~122' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 64.4498, graph 0 to 64.4498, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 117.926, graph 0 to 117.926, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~118' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 59.8053, graph 0 to 59.8053, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~59.8' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -268,8 +268,8 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 2.77523, graph 0 to 2.77523, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~2.78' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 3.11595, graph 0 to 3.11595, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~3.12' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -279,10 +279,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 10.489, graph 0 to 10.489, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~10.5' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 6.76825, graph 0 to 6.76825, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~6.77' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 45.3389, graph 0 to 45.3389, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~45.3' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 4.78526, graph 0 to 4.78526, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~4.79' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -298,10 +298,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 73.049, graph 0 to 73.049, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu resident overtakes cpu at ~73' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 68.685, graph 0 to 68.685, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'gpu graph overtakes cpu at ~68.7' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 67.7748, graph 0 to 67.7748, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~67.8' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 61.0368, graph 0 to 61.0368, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~61' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -311,10 +311,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 100.019, graph 0 to 100.019, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~100' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 69.19, graph 0 to 69.19, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~69.2' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 91.2717, graph 0 to 91.2717, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~91.3' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 62.1214, graph 0 to 62.1214, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~62.1' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -324,12 +324,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 124.264, graph 0 to 124.264, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~124' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 80.3516, graph 0 to 80.3516, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~80.4' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 42.8261, graph 0 to 42.8261, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~42.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 109.702, graph 0 to 109.702, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~110' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 74.8288, graph 0 to 74.8288, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~74.8' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 45.6935, graph 0 to 45.6935, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~45.7' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -339,10 +339,10 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 121.577, graph 0 to 121.577, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 1 'cudnn resident overtakes cpu at ~122' at graph 0.98, graph 0.06 right tc rgb '#d62728'
-set arrow 2 from 64.4498, graph 0 to 64.4498, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
+set arrow 1 from 117.926, graph 0 to 117.926, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~118' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 59.8053, graph 0 to 59.8053, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~59.8' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -370,8 +370,8 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 2.77523, graph 0 to 2.77523, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~2.78' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 3.11595, graph 0 to 3.11595, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~3.12' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -381,10 +381,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 10.489, graph 0 to 10.489, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~10.5' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 6.76825, graph 0 to 6.76825, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~6.77' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 1 from 45.3389, graph 0 to 45.3389, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~45.3' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 4.78526, graph 0 to 4.78526, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~4.79' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \

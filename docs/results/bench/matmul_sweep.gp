@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000678
-1000 0.000732
-10000 0.00156
-100000 0.006354
-1000000 0.014562
-10000000 0.431677
+100 0.000676
+1000 0.00073
+10000 0.001544
+100000 0.005999
+1000000 0.013647
+10000000 0.419049
 EOD
 $gpu_matmul << EOD
-100 0.0072
-1000 0.006912
-10000 0.012032
-100000 0.020384
-1000000 0.011712
-10000000 0.031008
+100 0.008928
+1000 0.006752
+10000 0.01152
+100000 0.015552
+1000000 0.013216
+10000000 0.030272
 EOD
 $cudnn_matmul << EOD
-100 0.018848
-1000 0.021952
-10000 0.02288
-100000 0.018816
-1000000 0.021312
-10000000 0.0464
+100 0.020352
+1000 0.023552
+10000 0.021664
+100000 0.019936
+1000000 0.015872
+10000000 0.0488
 EOD
 $cpu_generate_matmul << EOD
-100 0.00589
-1000 0.038644
-10000 0.034636
-100000 0.276595
-1000000 2.63054
-10000000 27.4314
+100 0.007482
+1000 0.033242
+10000 0.035867
+100000 0.285742
+1000000 2.60908
+10000000 29.4883
 EOD
 $gpu_generate_matmul << EOD
-100 0.015136
-1000 0.016928
-10000 0.02032
-100000 0.031968
-1000000 0.01984
-10000000 0.089536
+100 0.016736
+1000 0.016448
+10000 0.019488
+100000 0.020512
+1000000 0.02048
+10000000 0.088256
 EOD
 $cudnn_generate_matmul << EOD
-100 0.033184
-1000 0.030816
-10000 0.03008
-100000 0.024672
-1000000 0.025664
-10000000 0.114528
+100 0.025216
+1000 0.029984
+10000 0.031904
+100000 0.023136
+1000000 0.026176
+10000000 0.11648
 EOD
 $gpu_copies_matmul << EOD
-100 0.034624
-1000 0.038464
-10000 0.050656
-100000 0.221408
-1000000 0.975648
-10000000 11.2827
+100 0.034752
+1000 0.037792
+10000 0.050464
+100000 0.108384
+1000000 0.843744
+10000000 11.955
 EOD
 $cudnn_copies_matmul << EOD
-100 0.052896
-1000 0.055328
-10000 0.064608
-100000 0.159072
-1000000 0.999104
-10000000 10.5951
+100 0.054528
+1000 0.054944
+10000 0.060928
+100000 0.116128
+1000000 0.87472
+10000000 11.5264
 EOD
 $cpu_square << EOD
-64 144.432
-128 119.333
-256 381.513
-512 668.991
-1024 986.857
-2048 1028.52
+64 104.067
+128 117.274
+256 318.98
+512 586.06
+1024 908.708
+2048 962.088
 EOD
 $gpu_square << EOD
-64 61.8264
-128 512
-256 2849.39
-512 9776.93
-1024 23873.7
-2048 42420.3
+64 52.345
+128 431.158
+256 2744.96
+512 8981.38
+1024 23604.9
+2048 42558.1
 EOD
 $cudnn_square << EOD
-64 37.492
-128 298.569
-256 1941.81
-512 11305.4
-1024 30120.7
-2048 48998
+64 26.684
+128 272.499
+256 1572.08
+512 10330.8
+1024 31911
+2048 45336.2
 EOD
 
 reset
@@ -107,9 +107,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.011712 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013216 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0464 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0488 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -117,9 +117,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016928 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016448 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030816 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029984 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 512 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 431.158 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 298.569 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 272.499 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,9 +160,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.011712 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013216 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0464 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0488 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -170,9 +170,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016928 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016448 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030816 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029984 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 512 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 431.158 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 298.569 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 272.499 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
