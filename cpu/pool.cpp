@@ -9,6 +9,7 @@
 #include "core/ops/pool.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "core/ops/elementwise.h"
@@ -83,6 +84,58 @@ void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor&
               break;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Windows that tile x: each output's first maximum in row-major window order by the forward's
+// rule (strict '>' from -inf; a window of -inf's gives its first position, one of NaNs none),
+// and its tap.
+void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps) {
+  const int64_t c = g.in_c, rows = g.batch * g.out_h;
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  uint8_t* tap_out = taps.data<uint8_t>();
+  const int team = team_size(y.numel() * g.kernel_h * g.kernel_w, PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {  // r = (n, oh); x's first row of the window: r * kernel_h
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      float* dst = out + (r * g.out_w + ow) * c;
+      uint8_t* tap_dst = tap_out + (r * g.out_w + ow) * c;
+      std::fill(dst, dst + c, -std::numeric_limits<float>::infinity());
+      std::fill(tap_dst, tap_dst + c, POOL_NO_TAP);
+      for (int64_t kh = 0, tap = 0; kh < g.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++tap) {
+          const float* src = in + ((r * g.kernel_h + kh) * g.in_w + ow * g.kernel_w + kw) * c;
+          for (int64_t ch = 0; ch < c; ++ch) {
+            if (src[ch] > dst[ch] || (tap_dst[ch] == POOL_NO_TAP && src[ch] == dst[ch])) {
+              dst[ch] = src[ch];
+              tap_dst[ch] = static_cast<uint8_t>(tap);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Every dx element lies in one window: dy where it is that window's tap, else 0.
+void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx) {
+  const int64_t c = g.in_c, rows = g.batch * g.out_h;
+  const uint8_t* tap_in = taps.data<uint8_t>();
+  const float* grad_out = dy.data<float>();
+  float* grad_in = dx.data<float>();
+  const int team = team_size(dx.numel(), PARALLEL_GRAIN);
+#pragma omp parallel for num_threads(team) if (parallel : team > 1) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      const int64_t o = (r * g.out_w + ow) * c;
+      for (int64_t kh = 0, tap = 0; kh < g.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++tap) {
+          float* dst = grad_in + ((r * g.kernel_h + kh) * g.in_w + ow * g.kernel_w + kw) * c;
+          for (int64_t ch = 0; ch < c; ++ch) dst[ch] = tap_in[o + ch] == tap ? grad_out[o + ch] : 0.0f;
         }
       }
     }

@@ -23,6 +23,9 @@
 // maximum from x and writes its whole window of dx, dy there and zeros elsewhere: no y read,
 // no search over covering windows, no divisions per dx element (the general kernels' times on
 // seed 003's first pool, before these paths: docs/results/cnn.md, "Measured: ..., 2026-11-24").
+// In training, max_pool2d (core/ops/pool.cpp) has the forward write each window's tap too, a
+// byte an output (0.8 MB for seed 003's first pool), and the backward reads those and dy
+// instead of x: ~17 MB instead of ~30.
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -170,15 +173,51 @@ __device__ __forceinline__ void tiled_window_max(const float* x, const PoolArgs&
   }
 }
 
-// `count` = y's elements / W, here and below.
-template <typename Index, int W>
+// `count` = y's elements / W, here and below. TAPS: also each output's tap (POOL_NO_TAP where
+// the window has no maximum), W bytes in one store.
+template <typename Index, int W, bool TAPS>
 __global__ void max_pool_forward_tiled_kernel(const float* __restrict__ x, float* __restrict__ y,
-                                              PoolArgs a, Index count) {
+                                              uint8_t* __restrict__ taps, PoolArgs a, Index count) {
   for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     float best[W];
     int at[W];
     tiled_window_max<Index, W>(x, a, tiled_window_corner<Index>(a, i * W), best, at);
     store_floats<W>(y + i * W, best);
+    if constexpr (TAPS) {
+      uint8_t t[W];
+#pragma unroll
+      for (int l = 0; l < W; ++l) t[l] = at[l] < 0 ? POOL_NO_TAP : static_cast<uint8_t>(at[l]);
+      if constexpr (W == 4)
+        *reinterpret_cast<uchar4*>(taps + i * W) = make_uchar4(t[0], t[1], t[2], t[3]);
+      else
+        taps[i] = t[0];
+    }
+  }
+}
+
+// Writes the whole window of dx from the forward's taps: dy at the tap, zeros elsewhere. Reads
+// dy and a byte an output, where max_pool_backward_tiled_kernel reads x's whole window too.
+template <typename Index, int W>
+__global__ void max_pool_backward_taps_kernel(const uint8_t* __restrict__ taps, const float* __restrict__ dy,
+                                              float* __restrict__ dx, PoolArgs a, Index count) {
+  for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
+    const Index corner = tiled_window_corner<Index>(a, i * W);
+    float g[W], out[W];
+    int at[W];
+    load_floats<W>(dy + i * W, g);
+    if constexpr (W == 4) {
+      const uchar4 t = *reinterpret_cast<const uchar4*>(taps + i * W);
+      at[0] = t.x, at[1] = t.y, at[2] = t.z, at[3] = t.w;
+    } else {
+      at[0] = taps[i];
+    }
+    for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
+      for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
+#pragma unroll
+        for (int l = 0; l < W; ++l) out[l] = at[l] == tap ? g[l] : 0.0f;
+        store_floats<W>(dx + corner + (kh * a.in_w + kw) * a.channels, out);
+      }
+    }
   }
 }
 
@@ -210,6 +249,9 @@ bool int_indices(const Tensor& x, const Tensor& y) {
 
 // The tiled kernels take 4 channels a thread where C % 4 == 0 and the tensors are 16-byte
 // aligned (kernels/vector_io.h).
+// W = 4 with taps: their four bytes are one 4-byte store or load.
+bool aligned4(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; }
+
 bool tiled_vec(const PoolArgs& a, std::initializer_list<const float*> tensors) {
   bool vec = a.channels % 4 == 0;
   for (const float* t : tensors) vec = vec && aligned16(t);
@@ -227,8 +269,8 @@ void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
                         [&](auto types, unsigned blocks, int64_t groups) {
                           using Index = typename decltype(types)::first_type;
                           constexpr int W = decltype(types)::second_type::value;
-                          max_pool_forward_tiled_kernel<Index, W><<<blocks, THREADS, 0, stream()>>>(
-                              x.data<float>(), y.data<float>(), a, static_cast<Index>(groups));
+                          max_pool_forward_tiled_kernel<Index, W, false><<<blocks, THREADS, 0, stream()>>>(
+                              x.data<float>(), y.data<float>(), nullptr, a, static_cast<Index>(groups));
                         });
     CHECK_LAUNCH();
     return;
@@ -267,6 +309,34 @@ void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor&
     max_pool_backward_kernel<int64_t><<<blocks, THREADS, 0, stream()>>>(
         x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(), a, count);
   }
+  CHECK_LAUNCH();
+}
+
+void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps) {
+  const int64_t count = y.numel();
+  if (count == 0) return;
+  const PoolArgs a = pool_args(g);
+  const bool vec = tiled_vec(a, {x.data<float>(), y.data<float>()}) && aligned4(taps.data<uint8_t>());
+  launch_float_groups(count, vec, int_indices(x, y), THREADS, [&](auto types, unsigned blocks, int64_t groups) {
+    using Index = typename decltype(types)::first_type;
+    constexpr int W = decltype(types)::second_type::value;
+    max_pool_forward_tiled_kernel<Index, W, true><<<blocks, THREADS, 0, stream()>>>(
+        x.data<float>(), y.data<float>(), taps.data<uint8_t>(), a, static_cast<Index>(groups));
+  });
+  CHECK_LAUNCH();
+}
+
+void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx) {
+  const int64_t count = dy.numel();
+  if (count == 0) return;
+  const PoolArgs a = pool_args(g);
+  const bool vec = tiled_vec(a, {dy.data<float>(), dx.data<float>()}) && aligned4(taps.data<uint8_t>());
+  launch_float_groups(count, vec, int_indices(dx, dy), THREADS, [&](auto types, unsigned blocks, int64_t groups) {
+    using Index = typename decltype(types)::first_type;
+    constexpr int W = decltype(types)::second_type::value;
+    max_pool_backward_taps_kernel<Index, W><<<blocks, THREADS, 0, stream()>>>(
+        taps.data<uint8_t>(), dy.data<float>(), dx.data<float>(), a, static_cast<Index>(groups));
+  });
   CHECK_LAUNCH();
 }
 

@@ -451,6 +451,43 @@ TEST_CASE("max_pool2d: forward and gradient, odd sizes, Keras' pools and overlap
   }
 }
 
+// Windows that tile x: training records each window's tap in the forward pass (a byte an
+// output) and the backward writes dx from dy and the taps; the same y and dx, bit for bit, as
+// the backward that finds the maxima again in x, with ties (three values), windows of -inf, and
+// channel counts on and off a multiple of 4.
+TEST_CASE("max_pool2d: the taps' backward is the x-and-y backward, bit for bit") {
+  engine::Generator rng(35);
+  for (const Shape& x_shape : {Shape{2, 4, 6, 3}, Shape{3, 6, 6, 8}, Shape{1, 2, 2, 1}}) {
+    for (const int64_t pool : {1, 2}) {
+      const Conv2dGeometry g = engine::pool2d_geometry(x_shape, pool, pool, pool, pool, Padding::Valid);
+      REQUIRE(engine::pool_windows_tile_input(g));
+      std::vector<float> xv(static_cast<size_t>(engine::numel(x_shape)));
+      for (float& v : xv) v = rng.below(5) == 0 ? -INFINITY : static_cast<float>(rng.below(3));
+      const Tensor x = Tensor::from_vector(xv, x_shape);
+      std::vector<float> dyv(static_cast<size_t>(engine::numel(g.y_shape())));
+      for (float& v : dyv) v = 2.0f * rng.uniform() - 1.0f;
+      const Tensor dy = Tensor::from_vector(dyv, g.y_shape());
+      Tensor y = Tensor::empty(g.y_shape()), dx = Tensor::empty(x_shape);
+      engine::raw::max_pool2d_forward(g, x, y);
+      engine::raw::max_pool2d_backward(g, x, y, dy, dx);
+      Tensor y2 = Tensor::empty(g.y_shape()), dx2 = Tensor::empty(x_shape);
+      Tensor taps = Tensor::empty(g.y_shape(), engine::DType::U8, engine::Device::cpu());
+      engine::raw::max_pool2d_forward_taps(g, x, y2, taps);
+      engine::raw::max_pool2d_backward_taps(g, taps, dy, dx2);
+      INFO(engine::to_string(x_shape), " pool ", pool);
+      CHECK(y2.to_vector() == y.to_vector());
+      CHECK(dx2.to_vector() == dx.to_vector());
+    }
+  }
+  // Not a tiling (a leftover row), or overlapping windows: the plain path, refused by name here.
+  const Conv2dGeometry odd = engine::pool2d_geometry({1, 5, 4, 1}, 2, 2, 2, 2, Padding::Valid);
+  CHECK_FALSE(engine::pool_windows_tile_input(odd));
+  CHECK_FALSE(engine::pool_windows_tile_input(engine::pool2d_geometry({1, 6, 6, 1}, 3, 3, 2, 2, Padding::Valid)));
+  Tensor taps = Tensor::empty(odd.y_shape(), engine::DType::U8, engine::Device::cpu()), y = Tensor::empty(odd.y_shape());
+  CHECK_THROWS_WITH_AS(engine::raw::max_pool2d_forward_taps(odd, Tensor::zeros({1, 5, 4, 1}), y, taps),
+                       doctest::Contains("the windows must tile x"), engine::Error);
+}
+
 TEST_CASE("max_pool2d: ties go to the first position of the window, padding never wins") {
   // Channel 0: all four equal -> the top-left gets dy. Channel 1: the maximum 5 at the
   // top-right and bottom-right -> the top-right (first in row-major order) gets it.

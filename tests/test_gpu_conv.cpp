@@ -975,6 +975,14 @@ void check_pool_against_reference(const PoolCase& k, Generator& rng, const Value
        k.w, ", ", k.c, ")");
   CHECK(ty.to_vector() == y_ref);    // a max is exact
   CHECK(tdx.to_vector() == dx_ref);  // the same float additions in the same order
+  if (!pool_windows_tile_input(g)) return;
+  // Windows that tile x: the taps that training records, and the backward from them alone.
+  Tensor taps = Tensor::empty(g.y_shape(), DType::U8, Device::cuda());
+  Tensor ty2 = poisoned(g.y_shape()), tdx2 = poisoned(g.x_shape());
+  raw::max_pool2d_forward_taps(g, tx, ty2, taps);
+  raw::max_pool2d_backward_taps(g, taps, tdy, tdx2);
+  CHECK(ty2.to_vector() == y_ref);
+  CHECK(tdx2.to_vector() == dx_ref);
 }
 
 }  // namespace

@@ -14,6 +14,14 @@ namespace engine {
 Tensor max_pool2d(const Tensor& x, int64_t pool);
 Tensor max_pool2d(const Tensor& x, int64_t pool, int64_t stride, Padding padding);
 
+// Whether g's windows tile x exactly (stride = window, no padding, no row or column left
+// over: Keras' MaxPooling2D(2) on even sizes) with fewer than POOL_NO_TAP positions a window.
+// Then every x element lies in one window, and the backward pass needs only where each
+// window's maximum was, a byte per output, instead of x and y (max_pool2d records it).
+bool pool_windows_tile_input(const Conv2dGeometry& g);
+// A window's tap is kh * kernel_w + kw; this one marks a window without a maximum (all NaN).
+constexpr uint8_t POOL_NO_TAP = 255;
+
 namespace raw {
 // y[n, oh, ow, c] = max of x over the window (padded positions never win).
 void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
@@ -21,18 +29,27 @@ void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
 // in row-major window order; overlapping windows add). Uses the forward output y.
 void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                          const Tensor& dy, Tensor& dx);
+// Windows that tile x (pool_windows_tile_input): y as max_pool2d_forward, and taps (U8, y's
+// shape) the tap of each output's first maximum, the one max_pool2d_backward would pick.
+void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps);
+// dx = dy at each window's tap, 0 elsewhere: max_pool2d_backward's dx, without reading x or y.
+void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx);
 }  // namespace raw
 
 namespace cpu {
 void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
 void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                          const Tensor& dy, Tensor& dx);
+void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps);
+void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx);
 }  // namespace cpu
 
 namespace cuda {
 void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
 void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                          const Tensor& dy, Tensor& dx);
+void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps);
+void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx);
 }  // namespace cuda
 
 namespace vendor {
