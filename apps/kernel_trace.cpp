@@ -9,7 +9,7 @@
 //
 // Why beside ncu: ncu runs each kernel alone, caches flushed, after a replay of its own, so
 // each costs at least ~2 us and the sum overstates a step (712 us under ncu for a CIFAR step
-// whose graph replays in 466); its figures say what a kernel does, this one what it costs in
+// whose graph replayed in 479); its figures say what a kernel does, this one what it costs in
 // the step. The gaps say how much of the step is launching (in a one-stream graph, ~0.1 us a
 // kernel on an H200) and the kernel times the rest. The first fifth of the replays (warm-up)
 // is left out; a program's eager steps and other graphs (evaluation) are not in the table.

@@ -10,7 +10,8 @@
 namespace engine {
 namespace {
 
-// Keeps the output y (detached): the backward finds each window's maximum by comparing x with it.
+// Windows that overlap, pad or leave rows over, and cuDNN's pooling (which takes x and y): keeps
+// the output y (detached), and the backward finds each window's maximum by comparing x with it.
 class MaxPool2dNode final : public Node {
  public:
   MaxPool2dNode(const Tensor& x, const Conv2dGeometry& g, const Tensor& y)
