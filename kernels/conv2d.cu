@@ -17,6 +17,7 @@
 #include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
+#include "kernels/conv2d.h"
 #include "kernels/cuda_device.h"
 #include "kernels/launch.h"
 #include "kernels/vector_io.h"
@@ -35,11 +36,10 @@ void run_pass(conv::Pass pass, const Conv2dGeometry& g, const CudaDevice& gpu, L
   launch(t, floats > 0 ? workspace.data<float>() : nullptr);
 }
 
-// The Hopper kernel's pass where it applies (TF32, sm_90a code on a 9.0 GPU, the shape and
-// operands it takes); false where the implicit GEMMs run instead. A forward pass may end with
-// a bias (or null) and an activation, applied as y is written.
+}  // namespace
+
 bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathered, const Tensor& w,
-                   Tensor& out, const float* bias = nullptr, Activation act = Activation::None) {
+                   Tensor& out, const float* bias, Activation act) {
   const CudaDevice& gpu = device_of(out);
   if (!gpu.tf32() || !conv::hopper_applies(pass, g, gathered.data<float>(), w.data<float>(), out.data<float>()))
     return false;
@@ -57,6 +57,21 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
                        stream());
   return true;
 }
+
+bool ran_hopper_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, float* db,
+                       const conv::FilterActivation& activation) {
+  const CudaDevice& gpu = device_of(dw);
+  if (!gpu.tf32() || (activation.y && !aligned16(activation.y)) || (activation.dz && !aligned16(activation.dz)) ||
+      !conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>()))
+    return false;
+  const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
+  const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
+  conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(), db,
+                               workspace.data<float>(), stream(), activation);
+  return true;
+}
+
+namespace {
 
 // A first layer's forward (1 to 4 input channels) on its own kernel, the bias and activation
 // applied as y is written; false where the shape is not one it takes.
@@ -109,22 +124,6 @@ Tensor few_channels_workspace(const Conv2dGeometry& g, const CudaDevice& gpu) {
   return Tensor::empty({conv::few_channels_workspace_floats(g, multiprocessor_count())}, DType::F32, gpu.device());
 }
 
-// The Hopper filter gradient where it applies (TF32, sm_90a code on a 9.0 GPU, the shape and
-// operands it takes, and an activation's y and dz 16-byte aligned as dy is): dw, db unless
-// null, both of dz = act'(y) dy where `activation` has one (dz written out unless null);
-// false where the other kernels run instead.
-bool ran_hopper_filter(const Conv2dGeometry& g, const Tensor& x, const Tensor& dy, Tensor& dw, float* db,
-                       const conv::FilterActivation& activation = {}) {
-  const CudaDevice& gpu = device_of(dw);
-  if (!gpu.tf32() || (activation.y && !aligned16(activation.y)) || (activation.dz && !aligned16(activation.dz)) ||
-      !conv::hopper_applies(conv::Pass::BackwardFilter, g, x.data<float>(), dy.data<float>(), dw.data<float>()))
-    return false;
-  const conv::HopperFilterPlan plan = conv::plan_hopper_filter(g, multiprocessor_count());
-  const Tensor workspace = Tensor::empty({plan.workspace_floats(g)}, DType::F32, gpu.device());
-  conv::hopper_backward_filter(g, plan, x.data<float>(), dy.data<float>(), dw.data<float>(), db,
-                               workspace.data<float>(), stream(), activation);
-  return true;
-}
 
 // dw, and db = dy's column sums when db is given: the Hopper filter gradient sums them while
 // it copies dy; elsewhere sum_rows does, a pass over dy of its own.

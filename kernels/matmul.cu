@@ -21,7 +21,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/matmul.h"
 #include "core/ops/strided_copy.h"
-#include "kernels/conv/tma_wgmma.h"
+#include "kernels/conv2d.h"
 #include "kernels/cuda_device.h"
 #include "kernels/dot.h"
 #include "kernels/launch.h"
@@ -136,7 +136,7 @@ void matmul_k_major_tf32(const CudaDevice& gpu, gemm::Gemm g, const Tensor& a, c
 
 // A Dense layer of `inputs` -> `outputs` at a batch of `batch` rows as a 1 x 1 convolution
 // over 1 x 1 images: x (batch, 1, 1, inputs), w (1, 1, inputs, outputs), y (batch, 1, 1, outputs).
-Conv2dGeometry dense_as_1x1_conv(int batch, int inputs, int outputs) {
+Conv2dGeometry dense_as_1x1_conv(int64_t batch, int64_t inputs, int64_t outputs) {
   Conv2dGeometry g;
   g.batch = batch;
   g.in_h = g.in_w = g.out_h = g.out_w = 1;
@@ -147,28 +147,22 @@ Conv2dGeometry dense_as_1x1_conv(int batch, int inputs, int outputs) {
 }
 
 // A Dense layer's backward products on the Hopper convolution kernels
-// (gpu_matmul_dense_backward_as_conv): C overwritten (alpha 1, beta 0), every operand dense.
-// False where those kernels do not apply (another GPU, a build without sm_90a code, channels
-// not a multiple of 32, operands off 16 bytes): the ladder's kernels run instead.
-bool ran_dense_backward_as_conv(const CudaDevice& gpu, const gemm::Gemm& g) {
-  if (g.alpha != 1.0f || g.beta != 0.0f || g.ldc != g.N) return false;
-  const int sms = multiprocessor_count();
-  if (!g.transpose_a) {  // dX (M = batch, N = inputs) = dY (M, K = outputs) W^T, W stored (N, K)
-    if (g.lda != g.K || g.ldb != g.K) return false;
-    const Conv2dGeometry conv = dense_as_1x1_conv(g.M, g.N, g.K);
-    if (!conv::hopper_applies(conv::Pass::BackwardData, conv, g.A, g.B, g.C)) return false;
-    conv::hopper_backward_data(conv, conv::choose_hopper_tiles(conv::Pass::BackwardData, conv, sms), g.A, g.B, g.C,
-                               stream());
-    return true;
+// (gpu_matmul_dense_backward_as_conv), as kernels/conv2d.h runs them: false where those
+// kernels do not apply (another GPU, a build without sm_90a code, channels not a multiple of
+// 32, operands off 16 bytes), and the ladder's kernels run instead. C overwritten: alpha 1,
+// beta 0 only.
+bool ran_dense_backward_as_conv(const Tensor& a, bool transpose_a, const Tensor& b, Tensor& c, float alpha,
+                                float beta) {
+  if (alpha != 1.0f || beta != 0.0f) return false;
+  if (!transpose_a) {  // dX (batch, inputs) = dY (batch, outputs) W^T, W stored (inputs, outputs)
+    const Conv2dGeometry conv = dense_as_1x1_conv(c.dim(0), c.dim(1), a.dim(1));
+    Tensor dx = c.view(conv.x_shape());
+    return ran_on_hopper(conv::Pass::BackwardData, conv, a.view(conv.y_shape()), b.view(conv.w_shape()), dx);
   }
-  // dW (M = inputs, N = outputs) = X^T dY, X stored (K = batch, M), dY (K, N)
-  if (g.lda != g.M || g.ldb != g.N) return false;
-  const Conv2dGeometry conv = dense_as_1x1_conv(g.K, g.M, g.N);
-  if (!conv::hopper_applies(conv::Pass::BackwardFilter, conv, g.A, g.B, g.C)) return false;
-  const conv::HopperFilterPlan plan = conv::plan_hopper_filter(conv, sms);
-  const Tensor workspace = Tensor::empty({plan.workspace_floats(conv)}, DType::F32, gpu.device());
-  conv::hopper_backward_filter(conv, plan, g.A, g.B, g.C, nullptr, workspace.data<float>(), stream());
-  return true;
+  // dW (inputs, outputs) = X^T dY, X stored (batch, inputs), dY (batch, outputs)
+  const Conv2dGeometry conv = dense_as_1x1_conv(a.dim(0), c.dim(0), c.dim(1));
+  Tensor dw = c.view(conv.w_shape());
+  return ran_hopper_filter(conv, a.view(conv.x_shape()), b.view(conv.y_shape()), dw, nullptr);
 }
 
 }  // namespace
@@ -206,7 +200,7 @@ void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b
 
   if (gpu.tf32() &&
       gpu_matmul_dense_backward_as_conv(g.M, g.N, g.K, transpose_a, transpose_b, multiprocessor_count()) &&
-      ran_dense_backward_as_conv(gpu, g))
+      ran_dense_backward_as_conv(a, transpose_a, b, c, alpha, beta))
     return;
   // Fewer large tiles than SMs with K too shallow for two of their slices (split_k_slices)
   // would leave most SMs idle: the small kernel then too, but for the few-row products that

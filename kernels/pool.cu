@@ -137,17 +137,11 @@ __global__ void max_pool_backward_kernel(const float* __restrict__ x, const floa
   }
 }
 
-// Whether pool geometry `a` is a tiling of x by its windows (the tiled paths above).
-bool windows_tile_input(const PoolArgs& a) {
-  return a.stride_h == a.kernel_h && a.stride_w == a.kernel_w && a.pad_top == 0 && a.pad_left == 0 &&
-         a.out_h * a.kernel_h == a.in_h && a.out_w * a.kernel_w == a.in_w;
-}
-
-// Windows that tile x (windows_tile_input): thread i takes y's elements i W .. i W + W - 1
-// (W channels of one window; C % W == 0). Where the window starts in x, and its first maximum:
-// the general kernels' choice, strict '>' from -inf, so on ties the first in row-major order;
-// a window of -inf's gives its first element, one of NaNs none (the general backward's y =
-// -inf equals no NaN either).
+// Windows that tile x (pool_windows_tile_input, core/ops/pool.h): thread i takes y's elements
+// i W .. i W + W - 1 (W channels of one window; C % W == 0). Where the window starts in x, and
+// its first maximum: the general kernels' choice, strict '>' from -inf, so on ties the first
+// in row-major order; a window of -inf's gives its first element, one of NaNs none (the
+// general backward's y = -inf equals no NaN either).
 template <typename Index>
 __device__ __forceinline__ Index tiled_window_corner(const PoolArgs& a, Index e) {
   const int c = static_cast<int>(e % a.channels);
@@ -169,6 +163,21 @@ __device__ __forceinline__ void tiled_window_max(const float* x, const PoolArgs&
 #pragma unroll
       for (int l = 0; l < W; ++l)
         if (v[l] > best[l] || (at[l] < 0 && v[l] == best[l])) best[l] = v[l], at[l] = tap;
+    }
+  }
+}
+
+// Writes the whole window of dx at `corner`: g (W channels' dy) at each channel's tap `at`,
+// zeros elsewhere (an `at` that is no tap of the window, -1 or POOL_NO_TAP: zeros everywhere).
+template <typename Index, int W>
+__device__ __forceinline__ void write_window_gradient(float* dx, const PoolArgs& a, Index corner,
+                                                      const float (&g)[W], const int (&at)[W]) {
+  float out[W];
+  for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
+    for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
+#pragma unroll
+      for (int l = 0; l < W; ++l) out[l] = at[l] == tap ? g[l] : 0.0f;
+      store_floats<W>(dx + corner + (kh * a.in_w + kw) * a.channels, out);
     }
   }
 }
@@ -202,7 +211,7 @@ __global__ void max_pool_backward_taps_kernel(const uint8_t* __restrict__ taps, 
                                               float* __restrict__ dx, PoolArgs a, Index count) {
   for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     const Index corner = tiled_window_corner<Index>(a, i * W);
-    float g[W], out[W];
+    float g[W];
     int at[W];
     load_floats<W>(dy + i * W, g);
     if constexpr (W == 4) {
@@ -211,13 +220,7 @@ __global__ void max_pool_backward_taps_kernel(const uint8_t* __restrict__ taps, 
     } else {
       at[0] = taps[i];
     }
-    for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
-      for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
-#pragma unroll
-        for (int l = 0; l < W; ++l) out[l] = at[l] == tap ? g[l] : 0.0f;
-        store_floats<W>(dx + corner + (kh * a.in_w + kw) * a.channels, out);
-      }
-    }
+    write_window_gradient<Index, W>(dx, a, corner, g, at);
   }
 }
 
@@ -227,17 +230,11 @@ __global__ void max_pool_backward_tiled_kernel(const float* __restrict__ x, cons
                                                float* __restrict__ dx, PoolArgs a, Index count) {
   for (Index i = grid_first<Index>(); i < count; i += grid_step<Index>()) {
     const Index corner = tiled_window_corner<Index>(a, i * W);
-    float best[W], g[W], out[W];
+    float best[W], g[W];
     int at[W];
     tiled_window_max<Index, W>(x, a, corner, best, at);
     load_floats<W>(dy + i * W, g);
-    for (int kh = 0, tap = 0; kh < a.kernel_h; ++kh) {
-      for (int kw = 0; kw < a.kernel_w; ++kw, ++tap) {
-#pragma unroll
-        for (int l = 0; l < W; ++l) out[l] = at[l] == tap ? g[l] : 0.0f;
-        store_floats<W>(dx + corner + (kh * a.in_w + kw) * a.channels, out);
-      }
-    }
+    write_window_gradient<Index, W>(dx, a, corner, g, at);
   }
 }
 
@@ -247,11 +244,11 @@ bool int_indices(const Tensor& x, const Tensor& y) {
   return std::max(x.numel(), y.numel()) < (int64_t{1} << 30);
 }
 
-// The tiled kernels take 4 channels a thread where C % 4 == 0 and the tensors are 16-byte
-// aligned (kernels/vector_io.h).
 // W = 4 with taps: their four bytes are one 4-byte store or load.
 bool aligned4(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; }
 
+// The tiled kernels take 4 channels a thread where C % 4 == 0 and the tensors are 16-byte
+// aligned (kernels/vector_io.h).
 bool tiled_vec(const PoolArgs& a, std::initializer_list<const float*> tensors) {
   bool vec = a.channels % 4 == 0;
   for (const float* t : tensors) vec = vec && aligned16(t);
@@ -264,7 +261,7 @@ void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y) {
   const int64_t count = y.numel();
   if (count == 0) return;
   const PoolArgs a = pool_args(g);
-  if (windows_tile_input(a)) {
+  if (pool_windows_tile_input(g)) {
     launch_float_groups(count, tiled_vec(a, {x.data<float>(), y.data<float>()}), int_indices(x, y), THREADS,
                         [&](auto types, unsigned blocks, int64_t groups) {
                           using Index = typename decltype(types)::first_type;
@@ -290,7 +287,7 @@ void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor&
   const int64_t count = dx.numel();
   if (count == 0) return;
   const PoolArgs a = pool_args(g);
-  if (windows_tile_input(a)) {
+  if (pool_windows_tile_input(g)) {
     launch_float_groups(y.numel(), tiled_vec(a, {x.data<float>(), dy.data<float>(), dx.data<float>()}),
                         int_indices(x, y), THREADS, [&](auto types, unsigned blocks, int64_t groups) {
                           using Index = typename decltype(types)::first_type;

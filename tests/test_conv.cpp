@@ -483,6 +483,12 @@ TEST_CASE("max_pool2d: the taps' backward is the x-and-y backward, bit for bit")
   const Conv2dGeometry odd = engine::pool2d_geometry({1, 5, 4, 1}, 2, 2, 2, 2, Padding::Valid);
   CHECK_FALSE(engine::pool_windows_tile_input(odd));
   CHECK_FALSE(engine::pool_windows_tile_input(engine::pool2d_geometry({1, 6, 6, 1}, 3, 3, 2, 2, Padding::Valid)));
+  // A 16 x 16 window tiles x but has 256 positions, one more than a byte's taps can name: its
+  // gradient keeps the x-and-y path.
+  const Conv2dGeometry wide = engine::pool2d_geometry({1, 16, 16, 1}, 16, 16, 16, 16, Padding::Valid);
+  CHECK(engine::pool_windows_tile_input(wide));
+  CHECK_FALSE(engine::pool_records_taps(wide));
+  CHECK(engine::pool_records_taps(engine::pool2d_geometry({1, 16, 16, 1}, 2, 2, 2, 2, Padding::Valid)));
   Tensor taps = Tensor::empty(odd.y_shape(), engine::DType::U8, engine::Device::cpu()), y = Tensor::empty(odd.y_shape());
   CHECK_THROWS_WITH_AS(engine::raw::max_pool2d_forward_taps(odd, Tensor::zeros({1, 5, 4, 1}), y, taps),
                        doctest::Contains("the windows must tile x"), engine::Error);

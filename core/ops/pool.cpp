@@ -52,7 +52,11 @@ class MaxPool2dTapsNode final : public Node {
 
 bool pool_windows_tile_input(const Conv2dGeometry& g) {
   return g.stride_h == g.kernel_h && g.stride_w == g.kernel_w && g.pad_top == 0 && g.pad_left == 0 &&
-         g.out_h * g.kernel_h == g.in_h && g.out_w * g.kernel_w == g.in_w && g.kernel_h * g.kernel_w < POOL_NO_TAP;
+         g.out_h * g.kernel_h == g.in_h && g.out_w * g.kernel_w == g.in_w;
+}
+
+bool pool_records_taps(const Conv2dGeometry& g) {
+  return pool_windows_tile_input(g) && g.kernel_h * g.kernel_w < POOL_NO_TAP;
 }
 
 Tensor max_pool2d(const Tensor& x, int64_t pool, int64_t stride, Padding padding) {
@@ -61,7 +65,7 @@ Tensor max_pool2d(const Tensor& x, int64_t pool, int64_t stride, Padding padding
   Tensor y = Tensor::empty(g.y_shape(), DType::F32, x.device());
   // Where a gradient will flow, windows that tile x record their maxima's taps; under
   // --device cudnn, cuDNN's backward takes x and y instead.
-  if (grad_enabled() && x.requires_grad() && pool_windows_tile_input(g) &&
+  if (grad_enabled() && x.requires_grad() && pool_records_taps(g) &&
       !device_services(x.device()).vendor_libraries()) {
     Tensor taps = Tensor::empty(g.y_shape(), DType::U8, x.device());
     raw::max_pool2d_forward_taps(g, x, y, taps);
@@ -105,7 +109,7 @@ void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor&
 }
 
 void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps) {
-  ENGINE_CHECK(pool_windows_tile_input(g), "max_pool2d_forward_taps: the windows must tile x");
+  ENGINE_CHECK(pool_records_taps(g), "max_pool2d_forward_taps: the windows must tile x, under 255 positions each");
   detail::check_same_shape("max_pool2d_forward_taps' taps", taps, y);
   ENGINE_CHECK(taps.dtype() == DType::U8, "max_pool2d_forward_taps: taps must be U8");
   dispatch(y,
@@ -118,7 +122,7 @@ void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y
 }
 
 void max_pool2d_backward_taps(const Conv2dGeometry& g, const Tensor& taps, const Tensor& dy, Tensor& dx) {
-  ENGINE_CHECK(pool_windows_tile_input(g), "max_pool2d_backward_taps: the windows must tile x");
+  ENGINE_CHECK(pool_records_taps(g), "max_pool2d_backward_taps: the windows must tile x, under 255 positions each");
   detail::check_same_shape("max_pool2d_backward_taps' taps", taps, dy);
   ENGINE_CHECK(taps.dtype() == DType::U8, "max_pool2d_backward_taps: taps must be U8");
   dispatch(dx,

@@ -15,12 +15,16 @@ Tensor max_pool2d(const Tensor& x, int64_t pool);
 Tensor max_pool2d(const Tensor& x, int64_t pool, int64_t stride, Padding padding);
 
 // Whether g's windows tile x exactly (stride = window, no padding, no row or column left
-// over: Keras' MaxPooling2D(2) on even sizes) with fewer than POOL_NO_TAP positions a window.
-// Then every x element lies in one window, and the backward pass needs only where each
-// window's maximum was, a byte per output, instead of x and y (max_pool2d records it).
+// over: Keras' MaxPooling2D(2) on even sizes). Then every x element lies in one window: the
+// backends' tiled paths, and the backward pass needs only where each window's maximum was.
 bool pool_windows_tile_input(const Conv2dGeometry& g);
-// A window's tap is kh * kernel_w + kw; this one marks a window without a maximum (all NaN).
+// A window's tap is kh * kernel_w + kw, a byte; this one marks a window without a maximum
+// (all NaN).
 constexpr uint8_t POOL_NO_TAP = 255;
+// Whether max_pool2d, where a gradient will flow, records the taps of g's maxima (a byte an
+// output) for the backward instead of keeping x and y: windows that tile x, of fewer than
+// POOL_NO_TAP positions.
+bool pool_records_taps(const Conv2dGeometry& g);
 
 namespace raw {
 // y[n, oh, ow, c] = max of x over the window (padded positions never win).
@@ -29,7 +33,7 @@ void max_pool2d_forward(const Conv2dGeometry& g, const Tensor& x, Tensor& y);
 // in row-major window order; overlapping windows add). Uses the forward output y.
 void max_pool2d_backward(const Conv2dGeometry& g, const Tensor& x, const Tensor& y,
                          const Tensor& dy, Tensor& dx);
-// Windows that tile x (pool_windows_tile_input): y as max_pool2d_forward, and taps (U8, y's
+// Where pool_records_taps(g): y as max_pool2d_forward, and taps (U8, y's
 // shape) the tap of each output's first maximum, the one max_pool2d_backward would pick.
 void max_pool2d_forward_taps(const Conv2dGeometry& g, const Tensor& x, Tensor& y, Tensor& taps);
 // dx = dy at each window's tap, 0 elsewhere: max_pool2d_backward's dx, without reading x or y.
