@@ -1,7 +1,8 @@
 // The engine's GPU matmul (core/ops/matmul.h): C = alpha * op(A) @ op(B) + beta * C through
 // the best kernel for the shape: small_splitk (kernels/matmul/small_splitk.cu) for small and
 // skinny outputs, the best versions of the SGEMM ladder (kernels/matmul/) for large ones,
-// kernels/dot.cu for (1 x K) @ (K x 1). Under --device cudnn the dispatch point calls
+// kernels/dot.cu for (1 x K) @ (K x 1), and a wide Dense layer's backward products on the
+// Hopper convolution kernels (kernels/conv2d.h). Under --device cudnn the dispatch point calls
 // vendor::matmul (cuBLAS, kernels/vendor/cublas_gemm.cu) instead, for every shape.
 //
 // Napkin math, the seed-000 shapes (batch 32):
@@ -31,7 +32,7 @@
 namespace engine::cuda {
 namespace {
 
-// The engine picks one of five kernels by the shape of C (and K) and the --tf32 setting (the
+// The engine picks its kernel by the shape of C (and K) and the --tf32 setting (the
 // measurements behind each choice: docs/kernels/matmul.md, "The engine's choice"):
 //  - small outputs (the seed MLPs' 32 x 128, 784 x 128, 32 x 1000 ...), and outputs whose
 //    large tiles leave SMs idle with K too shallow to split them (the wide MLP's dW, 1000 x
@@ -51,7 +52,11 @@ namespace {
 //    transposed into a workspace (see k_major_copy); else v9 (mma.sync). Small outputs stay
 //    on small_splitk, in FP32 where they are shallow and little work (there the time is
 //    latency, not arithmetic, and FP32 is exact), on its TF32 tensor-core form from
-//    GPU_MATMUL_SMALL_TF32_MIN_K deep or GPU_MATMUL_SMALL_TF32_MIN_FMA multiply-adds on.
+//    GPU_MATMUL_SMALL_TF32_MIN_K deep or GPU_MATMUL_SMALL_TF32_MIN_FMA multiply-adds on; a few
+//    rows, wide or deep, take v9 (gpu_matmul_few_rows_tf32).
+//  - a wide Dense layer's backward products under --tf32 on Hopper, before all of the above:
+//    the passes of a 1 x 1 convolution, on the convolutions' TMA + wgmma kernels
+//    (gpu_matmul_dense_backward_as_conv, ran_dense_backward_as_conv below).
 struct EngineKernel {
   const char* version;  // a name in the ladder's table (kernels/matmul/versions.cu)
   int tile_m, tile_n;   // its output tile
