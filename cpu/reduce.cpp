@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t SUM_CHUNK = 8192;
 }  // namespace
 
-void sum(const Tensor& x, Tensor& y, float scale) {
+void sum(const Tensor& x, Tensor& y, float scale, bool add_to_y) {
   const int64_t n = x.numel();
   const float* in = x.data<float>();
   const int64_t chunks = (n + SUM_CHUNK - 1) / SUM_CHUNK;
@@ -28,7 +28,9 @@ void sum(const Tensor& x, Tensor& y, float scale) {
   }
   double total = 0.0;
   for (double s : partial) total += s;
-  y.data<float>()[0] = static_cast<float>(total * scale);
+  const float scaled = static_cast<float>(total * scale);
+  float& out = y.data<float>()[0];
+  out = add_to_y ? out + scaled : scaled;
 }
 
 void broadcast_scalar(const Tensor& s, float scale, Tensor& y) {

@@ -21,7 +21,7 @@ constexpr int SUM_THREADS = 1024;
 constexpr int WARPS_PER_BLOCK = 8;
 constexpr int BROADCAST_THREADS = 256;
 
-__global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale,
+__global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale, bool add_to_y,
                            float* __restrict__ y) {
   __shared__ float warp_totals[SUM_THREADS / 32];
   float s = 0.0f;
@@ -32,7 +32,7 @@ __global__ void sum_kernel(const float* __restrict__ x, int64_t n, float scale,
   if (threadIdx.x < 32) {
     float t = warp_totals[threadIdx.x];
     t = warp_sum(t);
-    if (threadIdx.x == 0) y[0] = t * scale;
+    if (threadIdx.x == 0) y[0] = add_to_y ? y[0] + t * scale : t * scale;
   }
 }
 
@@ -88,8 +88,9 @@ __global__ void count_binary_correct_kernel(const float* __restrict__ logits,
 
 }  // namespace
 
-void sum(const Tensor& x, Tensor& y, float scale) {
-  sum_kernel<<<1, SUM_THREADS, 0, stream()>>>(x.data<float>(), x.numel(), scale, y.data<float>());
+void sum(const Tensor& x, Tensor& y, float scale, bool add_to_y) {
+  sum_kernel<<<1, SUM_THREADS, 0, stream()>>>(x.data<float>(), x.numel(), scale, add_to_y,
+                                              y.data<float>());
   CHECK_LAUNCH();
 }
 

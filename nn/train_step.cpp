@@ -93,9 +93,7 @@ Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor&
 void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const Tensor& logits,
                 const Tensor& y) {
   NoGradGuard no_grad;
-  Tensor batch_sum = Tensor::empty({}, DType::F32, losses.device());
-  raw::sum(losses, batch_sum, 1.0f);
-  raw::axpby(1.0f, batch_sum, 1.0f, metrics.loss_sum);
+  raw::sum(losses, metrics.loss_sum, 1.0f, /*add_to_y=*/true);
   if (!logits.defined()) return;
   switch (loss) {
     case Loss::SparseCategoricalCrossentropy:
@@ -103,17 +101,19 @@ void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const 
       raw::count_correct(logits, y, metrics.correct);
       return;
     case Loss::MeanAbsoluteError:  // the losses are the samples' mean absolute errors
-      raw::axpby(1.0f, batch_sum, 1.0f, metrics.correct);
+      raw::sum(losses, metrics.correct, 1.0f, /*add_to_y=*/true);
       return;
     case Loss::MeanSquaredError: {
       Tensor errors = Tensor::empty(losses.shape(), DType::F32, losses.device());
-      Tensor error_sum = Tensor::empty({}, DType::F32, losses.device());
       raw::mean_absolute_error_forward(logits, y.view(logits.shape()), errors);
-      raw::sum(errors, error_sum, 1.0f);
-      raw::axpby(1.0f, error_sum, 1.0f, metrics.correct);
+      raw::sum(errors, metrics.correct, 1.0f, /*add_to_y=*/true);
       return;
     }
   }
+}
+
+Tensor mean_loss_seed(const Tensor& losses) {
+  return Tensor::full(losses.shape(), 1.0f / static_cast<float>(losses.numel()), losses.device());
 }
 
 void Sequential::set_training_seed(uint64_t seed) { dropout_seed_ = derive_seed(seed, 1); }
@@ -159,7 +159,7 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
   }
   if (!communicator_) {
     Phase backward("backward");
-    mean(losses).backward();
+    engine::backward(losses, mean_loss_seed(losses));
     zero_unreached_grads();
   } else {
     // Data-parallel: each group of gradients is averaged over the ranks as soon as backward
@@ -168,7 +168,7 @@ void Sequential::train_step(const Dataset& data, const Tensor& index, RunningMet
     Phase backward("backward");
     GradientBuckets& buckets = *buckets_;
     buckets.start_step();
-    engine::backward(mean(losses), Tensor(),
+    engine::backward(losses, mean_loss_seed(losses),
                      [&buckets](const Tensor& leaf) { buckets.leaf_written(leaf); });
     zero_unreached_grads();
     buckets.finish();

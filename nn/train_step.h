@@ -74,4 +74,9 @@ Tensor batch_losses(Sequential& model, Loss loss, const Tensor& x, const Tensor&
 void accumulate(RunningMetrics& metrics, Loss loss, const Tensor& losses, const Tensor& logits,
                 const Tensor& y);
 
+// The seed that starts backward at the per-sample losses (N,) as if at their mean: 1/N for
+// each, the gradient of the mean. One fill, where mean(losses).backward() would run three
+// kernels (the mean, a seed of 1, its broadcast back over the losses) for the same values.
+Tensor mean_loss_seed(const Tensor& losses);
+
 }  // namespace engine::nn

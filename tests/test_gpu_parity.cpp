@@ -736,10 +736,19 @@ TEST_CASE("parity: sum, exact on dyadic inputs and bounded on general ones") {
           static_cast<float>(q);
     }
     Pair px = both(x, {n});
+    double exact_sum = 0.0;  // exact: every partial sum is a float
+    for (const float v : x) exact_sum += v;
     for (const float scale : {1.0f, 1.0f / static_cast<float>(n), -3.0f}) {
       Pair y = poisoned({});
       run_both([&](Side s) { raw::sum(px.on(s), y.on(s), scale); });
       check_close(str("sum dyadic n=", n, " scale ", scale), y, {2 * U, 0.0});
+      // Added to a running sum: scale * sum rounded on each device (U of it), then the add
+      // (U of the result) on each device; the GPU may fuse both into one rounding.
+      const double scaled = scale * exact_sum;
+      Pair running = both({-5.25f}, {});
+      run_both([&](Side s) { raw::sum(px.on(s), running.on(s), scale, /*add_to_y=*/true); });
+      check_close(str("sum added to y, dyadic n=", n, " scale ", scale), running, {2 * U, 0.0},
+                  {std::fabs(scaled) + std::fabs(scaled - 5.25)});
     }
   }
   for (const Shape& shape : ELEMENTWISE_SHAPES) {

@@ -935,6 +935,21 @@ TEST_CASE("sum and mean: scalar output, forward and gradient") {
   CHECK(engine::sum(Tensor::from_vector({1e8f, 1.0f, -1e8f}, {3})).item() == 1.0f);
 }
 
+TEST_CASE("raw::sum with add_to_y adds the scaled sum to y, as a sum and an add would") {
+  // A running sum (the epoch's loss) in one op: y + float(scale * sum), rounded as the
+  // two-op route (sum into a scalar, then add it) rounds.
+  const Tensor x = Tensor::from_vector({0.1f, 0.25f, -0.3f, 1.7f}, {4});
+  for (const float scale : {1.0f, 0.25f}) {
+    Tensor alone = Tensor::empty({});
+    raw::sum(x, alone, scale);
+    Tensor running = Tensor::from_vector({3.3f}, {});
+    raw::sum(x, running, scale, /*add_to_y=*/true);
+    CHECK(running.item() == 3.3f + alone.item());
+    raw::sum(x, running, scale, /*add_to_y=*/true);
+    CHECK(running.item() == (3.3f + alone.item()) + alone.item());
+  }
+}
+
 // ---- not differentiable -----------------------------------------------------------------------
 
 TEST_CASE("gather_rows: picks rows by index, any dtype, records no gradient") {

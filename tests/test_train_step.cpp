@@ -8,6 +8,8 @@
 
 #include "nn/layers.h"
 #include "nn/sequential.h"
+#include "core/ops.h"
+#include "core/rng.h"
 #include "nn/train_step.h"
 #include "toy_data.h"
 
@@ -68,4 +70,24 @@ TEST_CASE("train_step without set_training_seed draws other dropout masks than f
   for (int32_t i = 0; i < 32; ++i) rows[static_cast<size_t>(i)] = i;
   looped.train_step(train, Tensor::from_ints(rows, {32}, looped.device()), metrics);
   CHECK(fitted.parameters().values.to_vector() != looped.parameters().values.to_vector());
+}
+
+TEST_CASE("mean_loss_seed starts backward at the losses as mean(losses).backward() does, bit for bit") {
+  // The step seeds backward at the per-sample losses with 1/N instead of recording their mean:
+  // the same gradients, to the bit, at every batch size (1/N rounds alike on both routes).
+  Generator rng(5);
+  for (const int64_t n : {1, 3, 7, 32, 75, 1000}) {
+    std::vector<float> logits(static_cast<size_t>(n * 4));
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    for (float& v : logits) v = rng.uniform() * 4.0f - 2.0f;
+    for (int32_t& c : labels) c = static_cast<int32_t>(rng.below(4));
+    const Tensor y = Tensor::from_ints(labels, {n});
+    Tensor by_mean = Tensor::from_vector(logits, {n, 4}).set_requires_grad(true);
+    Tensor by_seed = Tensor::from_vector(logits, {n, 4}).set_requires_grad(true);
+    mean(sparse_softmax_cross_entropy(by_mean, y)).backward();
+    const Tensor losses = sparse_softmax_cross_entropy(by_seed, y);
+    engine::backward(losses, nn::mean_loss_seed(losses));
+    CAPTURE(n);
+    CHECK(by_mean.grad().to_vector() == by_seed.grad().to_vector());
+  }
 }

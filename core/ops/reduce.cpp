@@ -62,9 +62,10 @@ Tensor mean(const Tensor& x) {
 
 namespace raw {
 
-void sum(const Tensor& x, Tensor& y, float scale) {
+void sum(const Tensor& x, Tensor& y, float scale, bool add_to_y) {
   dispatch(y, [&] { return OpCall{"sum", dims(x), mixed_cost(x, 1.0, {&x})}; },
-           [&] { cpu::sum(x, y, scale); }, [&] { ENGINE_CUDA(cuda::sum(x, y, scale)); });
+           [&] { cpu::sum(x, y, scale, add_to_y); },
+           [&] { ENGINE_CUDA(cuda::sum(x, y, scale, add_to_y)); });
 }
 
 void broadcast_scalar(const Tensor& s, float scale, Tensor& y) {
