@@ -941,11 +941,11 @@ TEST_CASE("raw::sum with add_to_y adds the scaled sum to y, as a sum and an add 
   const Tensor x = Tensor::from_vector({0.1f, 0.25f, -0.3f, 1.7f}, {4});
   for (const float scale : {1.0f, 0.25f}) {
     Tensor alone = Tensor::empty({});
-    raw::sum(x, alone, scale);
+    engine::raw::sum(x, alone, scale);
     Tensor running = Tensor::from_vector({3.3f}, {});
-    raw::sum(x, running, scale, /*add_to_y=*/true);
+    engine::raw::sum(x, running, scale, /*add_to_y=*/true);
     CHECK(running.item() == 3.3f + alone.item());
-    raw::sum(x, running, scale, /*add_to_y=*/true);
+    engine::raw::sum(x, running, scale, /*add_to_y=*/true);
     CHECK(running.item() == (3.3f + alone.item()) + alone.item());
   }
 }

@@ -8,6 +8,7 @@
 
 #include "nn/layers.h"
 #include "nn/sequential.h"
+#include "core/autograd.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "nn/train_step.h"
