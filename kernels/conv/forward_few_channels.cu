@@ -63,10 +63,12 @@ __global__ void __launch_bounds__(THREADS) few_channels_forward_kernel(Args p) {
   const int groups = p.out_c / CH;  // threads per pixel (a power of two dividing THREADS)
   const int group = static_cast<int>(threadIdx.x) % groups;
   const int slots = THREADS / groups;  // pixels a block works on at once
-  const int co = group * CH;
+  // The thread's channels: float4 number group, group + groups, ... of the pixel's out_c, so
+  // that at each store a pixel's threads write adjacent float4s (whole 32-byte sectors).
+  const auto channel = [&](int j) { return (j / 4 * groups + group) * 4 + j % 4; };
   float b[CH];
 #pragma unroll
-  for (int j = 0; j < CH; ++j) b[j] = p.bias ? p.bias[co + j] : 0.0f;
+  for (int j = 0; j < CH; ++j) b[j] = p.bias ? p.bias[channel(j)] : 0.0f;
   for (int k = static_cast<int>(blockIdx.x) * slots + static_cast<int>(threadIdx.x) / groups; k < p.pixels;
        k += static_cast<int>(gridDim.x) * slots) {
     const int ow = k % p.out_w, oh = k / p.out_w % p.out_h, n = k / (p.out_w * p.out_h);
@@ -78,13 +80,13 @@ __global__ void __launch_bounds__(THREADS) few_channels_forward_kernel(Args p) {
         const int iw = ow * p.stride_w + kw - p.pad_left;
         if (iw < 0 || iw >= p.in_w) continue;
         const float* px = p.x + ((int64_t{n} * p.in_h + ih) * p.in_w + iw) * C;
-        const float* tap = filters + (kh * p.kernel_w + kw) * C * p.out_c + co;
+        const float* tap = filters + (kh * p.kernel_w + kw) * C * p.out_c;
 #pragma unroll
         for (int c = 0; c < C; ++c) {
           const float v = __ldg(px + c);
 #pragma unroll
           for (int j = 0; j < CH; j += 4) {
-            const float4 f = *reinterpret_cast<const float4*>(tap + c * p.out_c + j);
+            const float4 f = *reinterpret_cast<const float4*>(tap + c * p.out_c + channel(j));
             acc[j] = fmaf(v, f.x, acc[j]);
             acc[j + 1] = fmaf(v, f.y, acc[j + 1]);
             acc[j + 2] = fmaf(v, f.z, acc[j + 2]);
@@ -94,10 +96,10 @@ __global__ void __launch_bounds__(THREADS) few_channels_forward_kernel(Args p) {
       }
     }
     // The bias after the sum, as the separate bias pass adds it: the same bits as that path.
-    float* out = p.y + int64_t{k} * p.out_c + co;
+    float* out = p.y + int64_t{k} * p.out_c;
 #pragma unroll
     for (int j = 0; j < CH; j += 4)
-      *reinterpret_cast<float4*>(out + j) =
+      *reinterpret_cast<float4*>(out + channel(j)) =
           make_float4(activate(p.act, acc[j] + b[j]), activate(p.act, acc[j + 1] + b[j + 1]),
                       activate(p.act, acc[j + 2] + b[j + 2]), activate(p.act, acc[j + 3] + b[j + 3]));
   }
