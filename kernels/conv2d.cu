@@ -12,13 +12,17 @@
 // and a captured graph finds the same addresses on replay.
 #include "core/ops/activation.h"
 #include "core/ops/conv2d.h"
-#include "core/ops/strided_copy.h"
+#include <utility>
+#include <vector>
+
 #include "kernels/conv/backward_filter_few_channels.h"
+#include "kernels/conv/filters_transposed.h"
 #include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
 #include "kernels/conv2d.h"
 #include "kernels/cuda_device.h"
+#include "kernels/device_caps.h"
 #include "kernels/launch.h"
 #include "kernels/vector_io.h"
 
@@ -36,7 +40,41 @@ void run_pass(conv::Pass pass, const Conv2dGeometry& g, const CudaDevice& gpu, L
   launch(t, floats > 0 ? workspace.data<float>() : nullptr);
 }
 
+// The transposed filters a model's forward pass prepared (prepare_forward_filters), on this
+// thread: (w, its transpose) pairs, empty outside such a pass.
+thread_local std::vector<std::pair<const float*, const float*>> prepared_filters;
+
+conv::FilterTranspose transpose_of(const Tensor& w, float* filters_t) {
+  const auto i32 = [](int64_t v) { return static_cast<int>(v); };
+  return {w.data<float>(), filters_t, i32(w.dim(0) * w.dim(1)), i32(w.dim(2)), i32(w.dim(3))};
+}
+
 }  // namespace
+
+bool prepare_forward_filters(const std::vector<Tensor>& filters, Tensor& transposed) {
+  if (filters.empty() || !device_of(filters[0]).tf32() || !device_caps().kernels.wgmma_tma) return false;
+  // The filters a Hopper forward may read: those over a multiple of 32 channels.
+  std::vector<const Tensor*> hopper;
+  int64_t floats = 0;
+  for (const Tensor& w : filters) {
+    if (w.dim(2) % 32 != 0) continue;
+    hopper.push_back(&w);
+    floats += w.numel();  // a multiple of 32: every copy starts 128-byte aligned
+  }
+  if (hopper.empty()) return false;
+  transposed = Tensor::empty({floats}, DType::F32, filters[0].device());
+  std::vector<conv::FilterTranspose> layers;
+  float* next = transposed.data<float>();
+  for (const Tensor* w : hopper) {
+    layers.push_back(transpose_of(*w, next));
+    next += w->numel();
+  }
+  conv::transpose_filters(layers, stream());
+  for (const conv::FilterTranspose& layer : layers) prepared_filters.emplace_back(layer.w, layer.filters_t);
+  return true;
+}
+
+void forget_forward_filters() { prepared_filters.clear(); }
 
 bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathered, const Tensor& w,
                    Tensor& out, const float* bias, Activation act) {
@@ -48,13 +86,18 @@ bool ran_on_hopper(conv::Pass pass, const Conv2dGeometry& g, const Tensor& gathe
     conv::hopper_backward_data(g, t, gathered.data<float>(), w.data<float>(), out.data<float>(), stream());
     return true;
   }
-  // Each tap's (in_c, out_c) filters transposed to (out_c, in_c): k contiguous, as wgmma reads.
-  Tensor filters_t = Tensor::empty({numel(g.w_shape())}, DType::F32, gpu.device());
-  const int64_t taps = g.kernel_h * g.kernel_w;
-  strided_copy(w, filters_t, {taps, g.out_c, g.in_c}, Walk3d{0, {g.in_c * g.out_c, 1, g.out_c}},
-               Walk3d{0, {g.out_c * g.in_c, g.in_c, 1}});
-  conv::hopper_forward(g, t, gathered.data<float>(), filters_t.data<float>(), bias, act, out.data<float>(),
-                       stream());
+  // Each tap's (in_c, out_c) filters transposed to (out_c, in_c): k contiguous, as wgmma reads;
+  // made by the model's forward pass for all its layers at once, else here for this one.
+  const float* filters_t = nullptr;
+  for (const auto& [filters, transpose] : prepared_filters)
+    if (filters == w.data<float>()) filters_t = transpose;
+  Tensor own;
+  if (!filters_t) {
+    own = Tensor::empty({w.numel()}, DType::F32, gpu.device());
+    conv::transpose_filters({transpose_of(w, own.data<float>())}, stream());
+    filters_t = own.data<float>();
+  }
+  conv::hopper_forward(g, t, gathered.data<float>(), filters_t, bias, act, out.data<float>(), stream());
   return true;
 }
 

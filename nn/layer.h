@@ -61,6 +61,9 @@ class Layer {
   // a model file stores (nn/model_file.h). A layer without settings, such as Flatten, has none.
   virtual std::vector<LayerSetting> config() const { return {}; }
   virtual Tensor forward(const Tensor& x, ForwardContext& ctx) = 0;
+  // A convolution's filters, which the model's forward pass prepares for all its layers at
+  // once (PreparedConvFilters, core/ops/conv2d.h); undefined for other layers.
+  virtual Tensor conv_filters() const { return Tensor(); }
 
  private:
   std::string name_;

@@ -60,6 +60,7 @@ class Conv2D final : public Layer {
   // filters, kernel_size, strides, padding, activation
   std::vector<LayerSetting> config() const override;
   Tensor forward(const Tensor& x, ForwardContext& ctx) override;
+  Tensor conv_filters() const override { return kernel_; }
 
  private:
   int64_t filters_, kernel_size_, stride_;

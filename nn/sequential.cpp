@@ -159,6 +159,13 @@ Tensor Sequential::forward(const Tensor& x, ForwardContext& ctx, bool logits) {
                    Shape(x.shape().begin() + 1, x.shape().end()) == input_shape_,
                "model input must be (batch", keras_shape(input_shape_).substr(5), ", got ",
                to_string(x.shape()));
+  // What the convolutions' forward passes need made from their filters, made for all of them
+  // at once (on Hopper in TF32: one launch, not one a layer).
+  std::vector<Tensor> filters;
+  for (const auto& layer : layers_) {
+    if (Tensor w = layer->conv_filters(); w.defined()) filters.push_back(w);
+  }
+  const PreparedConvFilters prepared(filters);
   Tensor h = x;
   for (size_t i = 0; i < layers_.size(); ++i) {
     ctx.skip_activation = logits && i + 1 == layers_.size();

@@ -28,11 +28,13 @@
 #include "core/error.h"
 #include "core/ops/activation.h"
 #include "core/ops/conv2d.h"
+#include "core/ops/elementwise.h"
 #include "core/ops/optimizers.h"
 #include "core/ops/pool.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/conv/backward_filter_few_channels.h"
+#include "kernels/conv/filters_transposed.h"
 #include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"
@@ -799,6 +801,86 @@ TEST_CASE("conv2d_bias_activation_forward on the GPU: the forward pass then act(
                              });
       gpu.set_tf32(false);
     }
+  }
+}
+
+TEST_CASE("transpose_filters: every layer's taps transposed, odd channel counts, more layers than a launch takes") {
+  // 20 layers (two launches), channels that fill no 32 x 32 tile and ones that fill several.
+  Generator rng(23);
+  const int shapes[][3] = {{9, 32, 32}, {3, 5, 37}, {1, 1, 1}, {15, 64, 136}, {4, 33, 31}};
+  std::vector<Tensor> w, t;
+  std::vector<std::vector<float>> values;
+  std::vector<cuda::conv::FilterTranspose> layers;
+  for (int l = 0; l < 20; ++l) {
+    const int taps = shapes[l % 5][0], in_c = shapes[l % 5][1], out_c = shapes[l % 5][2];
+    values.push_back(random_values(static_cast<size_t>(taps * in_c * out_c), rng));
+    w.push_back(on_gpu(values.back(), {taps, in_c, out_c}));
+    t.push_back(poisoned({taps, out_c, in_c}));
+    layers.push_back({w.back().data<float>(), t.back().data<float>(), taps, in_c, out_c});
+  }
+  cuda::conv::transpose_filters(layers, cuda::stream());
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const auto& [source, target, taps, in_c, out_c] = layers[l];
+    const std::vector<float> got = t[l].to_vector();
+    size_t bad = 0;
+    for (int k = 0; k < taps; ++k)
+      for (int ci = 0; ci < in_c; ++ci)
+        for (int co = 0; co < out_c; ++co)
+          bad += got[static_cast<size_t>((k * out_c + co) * in_c + ci)] ==
+                         values[l][static_cast<size_t>((k * in_c + ci) * out_c + co)]
+                     ? 0
+                     : 1;
+    INFO("layer ", l, ": ", taps, " taps of ", in_c, " x ", out_c);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("prepared forward filters: the same bits as each layer's own copy, none kept past the scope") {
+  DeviceServices& gpu = device_services(Device::cuda());
+  Generator rng(29);
+  // Layers the Hopper forward takes (in_c 32 and 64, out_c 40 and 136: partial tiles) and one
+  // it does not (5 channels): prepared together, as a model's forward pass prepares them.
+  const Conv2dGeometry shapes[] = {
+      geometry(2, 9, 11, 32, 3, 3, 40, 1, 1, Padding::Same),
+      geometry(3, 5, 7, 64, 5, 3, 136, 1, 1, Padding::Valid),
+      geometry(2, 7, 5, 5, 3, 3, 32, 1, 1, Padding::Same),
+  };
+  std::vector<Tensor> x, w;
+  std::vector<std::vector<float>> w_values;
+  for (const Conv2dGeometry& g : shapes) {
+    const Operands o = random_operands(g, rng);
+    x.push_back(on_gpu(o.x, g.x_shape()));
+    w_values.push_back(o.w);
+  }
+  const auto outputs = [&] {
+    std::vector<std::vector<float>> y;
+    for (size_t i = 0; i < w.size(); ++i) {
+      Tensor out = poisoned(shapes[i].y_shape());
+      raw::conv2d_forward(shapes[i], x[i], w[i], out);
+      y.push_back(out.to_vector());
+    }
+    return y;
+  };
+  for (const bool tf32 : {false, true}) {
+    gpu.set_tf32(tf32);
+    INFO((tf32 ? "TF32" : "FP32"));
+    w.clear();
+    for (size_t i = 0; i < w_values.size(); ++i) w.push_back(on_gpu(w_values[i], shapes[i].w_shape()));
+    const std::vector<std::vector<float>> own = outputs();
+    {
+      const PreparedConvFilters prepared(w);
+      CHECK(outputs() == own);
+    }
+    // Changed filters after the scope: each pass reads them, not a copy the scope left.
+    for (Tensor& filters : w) raw::fill(filters, 0.25f);
+    const std::vector<std::vector<float>> after = outputs();
+    for (size_t i = 0; i < w.size(); ++i) {
+      Tensor fresh = Tensor::full(w[i].shape(), 0.25f, Device::cuda());
+      Tensor out = poisoned(shapes[i].y_shape());
+      raw::conv2d_forward(shapes[i], x[i], fresh, out);
+      CHECK(after[i] == out.to_vector());
+    }
+    gpu.set_tf32(false);
   }
 }
 

@@ -3,6 +3,8 @@
 // is what training needs.
 #include "core/ops/conv2d.h"
 
+#include <string>
+
 #include "core/autograd.h"
 #include "core/batched_rules.h"
 #include "core/dispatch.h"
@@ -142,6 +144,28 @@ Tensor conv2d_bias_activation(const Tensor& x, const Tensor& w, const Tensor& bi
   Tensor y = Tensor::empty(g.y_shape(), DType::F32, x.device());
   raw::conv2d_bias_activation_forward(g, x, w, bias, act, y);
   return record(y, std::make_shared<Conv2dNode>(x, w, bias, act, y, g));
+}
+
+PreparedConvFilters::PreparedConvFilters(const std::vector<Tensor>& filters) {
+  if (filters.empty() || filters[0].device().is_cpu() || filters[0].services().vendor_libraries()) return;
+  int64_t floats = 0;
+  for (const Tensor& w : filters) {
+    detail::check_defined_float("PreparedConvFilters", w, "filters");
+    detail::check_same_device("PreparedConvFilters", filters[0], w);
+    ENGINE_CHECK(w.ndim() == 4, "PreparedConvFilters: filters of shape ", to_string(w.shape()),
+                 " (expected (kernel_h, kernel_w, in_c, out_c))");
+    floats += w.numel();
+  }
+  const auto describe = [&] {
+    return OpCall{"transpose_filters", std::to_string(filters.size()) + " layers' filters",
+                  elementwise_cost(floats, 0.0, 2)};
+  };
+  run_op(filters[0].device(), describe,
+         [&] { ENGINE_CUDA(cuda::prepare_forward_filters(filters, transposed_)); });
+}
+
+PreparedConvFilters::~PreparedConvFilters() {
+  if (transposed_.defined()) ENGINE_CUDA(cuda::forget_forward_filters());
 }
 
 namespace raw {

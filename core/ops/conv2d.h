@@ -3,6 +3,7 @@
 // in kernels/conv/), kernels/vendor/cudnn_conv.cu (cuDNN, under --device cudnn).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "core/conv_geometry.h"
 #include "core/ops/activation.h"
@@ -19,6 +20,24 @@ Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, Padding padding)
 // activation as it writes y (the Hopper kernel's epilogue) rather than in a pass over y.
 Tensor conv2d_bias_activation(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act,
                               int64_t stride, Padding padding);
+
+// What a model's convolutions' forward passes need made from their filters, made for all the
+// model's layers at once by its forward pass (nn::Sequential::forward) and kept while this
+// lives: on Hopper in TF32, each layer's filters transposed tap by tap, the Hopper forward's
+// operand, written for every layer by one kernel (kernels/conv/filters_transposed.cu) rather
+// than by a copy of its own in each layer's forward. Elsewhere (the CPU, cuDNN, FP32, GPUs
+// before Hopper) it makes nothing. A convolution outside such a scope makes its own copy. The
+// filters must not change while it lives; scopes do not nest.
+class PreparedConvFilters {
+ public:
+  explicit PreparedConvFilters(const std::vector<Tensor>& filters);
+  ~PreparedConvFilters();
+  PreparedConvFilters(const PreparedConvFilters&) = delete;
+  PreparedConvFilters& operator=(const PreparedConvFilters&) = delete;
+
+ private:
+  Tensor transposed_;  // every prepared layer's copy, one after another; undefined: none made
+};
 
 namespace raw {
 // Every output is overwritten.
@@ -63,6 +82,10 @@ void conv2d_bias_backward_filter(const Conv2dGeometry& g, const Tensor& x, const
                                  Tensor& db);
 void conv2d_activation_backward_filter(const Conv2dGeometry& g, Activation act, const Tensor& y, const Tensor& x,
                                        const Tensor& dy, Tensor& dw, Tensor& db, Tensor* dz);
+// PreparedConvFilters' work: the transposes into `transposed` (allocated here), remembered on
+// this thread for the Hopper forward passes; false, and nothing made, where those would not run.
+bool prepare_forward_filters(const std::vector<Tensor>& filters, Tensor& transposed);
+void forget_forward_filters();
 }  // namespace cuda
 
 namespace vendor {
