@@ -30,10 +30,11 @@ gpus=0
 if ! no_gpu; then gpus=$(nvidia-smi -L | grep -c '^GPU'); fi
 if [ "$gpus" -ge 1 ] && ! grep -q "no NCCL" "$tmp/err" && \
    ! "$app" --gpu --gpus 1024 "${short[@]}" 2>&1 | grep -q "no NCCL"; then
-  # One rank through NCCL: the same weights as no --gpus at all.
+  # One rank through NCCL: the same weights as no --gpus at all, on the op-by-op path that
+  # ranks take (the fused kernel does not average gradients over ranks, so --no-fused here).
   expect_status 0 "--gpus 1" -- "$app" --gpu --gpus 1 "${short[@]}" --save "$tmp/one.weights"
   expect_text "$tmp/out" "Ranks: 1 processes" "identical on all 1 ranks"
-  expect_status 0 "no --gpus" -- "$app" --gpu "${short[@]}" --save "$tmp/plain.weights"
+  expect_status 0 "no --gpus" -- "$app" --gpu --no-fused "${short[@]}" --save "$tmp/plain.weights"
   if cmp -s "$tmp/one.weights" "$tmp/plain.weights"; then
     echo "ok: --gpus 1 ends with the weights of a run without it, bit for bit"
   else
@@ -52,7 +53,7 @@ if [ "$gpus" -ge 2 ]; then
   # gradients averaged instead of computed at once, so every epoch's loss agrees to float
   # rounding (three epochs: the curve, not only its start).
   curve=(--data-dir "$data" --epochs 3 --steps-per-epoch 40)
-  expect_status 0 "one GPU, batch 64" -- "$app" --gpu "${curve[@]}" --batch-size 64
+  expect_status 0 "one GPU, batch 64" -- "$app" --gpu --no-fused "${curve[@]}" --batch-size 64
   epoch_losses() { grep -oE 'loss: [0-9.]+' "$tmp/out" | head -3 | cut -d' ' -f2 | tr '\n' ' '; }
   one=$(epoch_losses)  # the three epochs' lines (the test set's loss follows them)
   for n in 2 4; do
