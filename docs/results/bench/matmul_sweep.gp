@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000676
-1000 0.00073
-10000 0.001544
-100000 0.005999
-1000000 0.013647
-10000000 0.419049
+100 0.000622
+1000 0.000686
+10000 0.001385
+100000 0.00718
+1000000 0.01305
+10000000 0.45067
 EOD
 $gpu_matmul << EOD
-100 0.008928
-1000 0.006752
-10000 0.01152
-100000 0.015552
-1000000 0.013216
-10000000 0.030272
+100 0.006976
+1000 0.006336
+10000 0.013792
+100000 0.01216
+1000000 0.014336
+10000000 0.031872
 EOD
 $cudnn_matmul << EOD
-100 0.020352
-1000 0.023552
-10000 0.021664
-100000 0.019936
-1000000 0.015872
-10000000 0.0488
+100 0.016256
+1000 0.019296
+10000 0.022144
+100000 0.016512
+1000000 0.017152
+10000000 0.049376
 EOD
 $cpu_generate_matmul << EOD
-100 0.007482
-1000 0.033242
-10000 0.035867
-100000 0.285742
-1000000 2.60908
-10000000 29.4883
+100 0.005888
+1000 0.032082
+10000 0.035952
+100000 0.369387
+1000000 3.25974
+10000000 32.5829
 EOD
 $gpu_generate_matmul << EOD
-100 0.016736
-1000 0.016448
-10000 0.019488
-100000 0.020512
-1000000 0.02048
-10000000 0.088256
+100 0.015264
+1000 0.015328
+10000 0.021248
+100000 0.021024
+1000000 0.021408
+10000000 0.08864
 EOD
 $cudnn_generate_matmul << EOD
-100 0.025216
-1000 0.029984
-10000 0.031904
-100000 0.023136
-1000000 0.026176
-10000000 0.11648
+100 0.023552
+1000 0.030272
+10000 0.03136
+100000 0.024256
+1000000 0.026496
+10000000 0.115648
 EOD
 $gpu_copies_matmul << EOD
-100 0.034752
-1000 0.037792
-10000 0.050464
-100000 0.108384
-1000000 0.843744
-10000000 11.955
+100 0.039872
+1000 0.04048
+10000 0.051648
+100000 0.109504
+1000000 0.959776
+10000000 11.3411
 EOD
 $cudnn_copies_matmul << EOD
-100 0.054528
-1000 0.054944
+100 0.045952
+1000 0.047776
 10000 0.060928
-100000 0.116128
-1000000 0.87472
-10000000 11.5264
+100000 0.14272
+1000000 0.965888
+10000000 11.4538
 EOD
 $cpu_square << EOD
-64 104.067
-128 117.274
-256 318.98
-512 586.06
-1024 908.708
-2048 962.088
+64 99.4854
+128 112.914
+256 361.535
+512 647.585
+1024 951.926
+2048 1012.61
 EOD
 $gpu_square << EOD
-64 52.345
-128 431.158
-256 2744.96
-512 8981.38
-1024 23604.9
-2048 42558.1
+64 52.0127
+128 412.176
+256 2937.19
+512 9731.56
+1024 23713.4
+2048 42457.2
 EOD
 $cudnn_square << EOD
-64 26.684
-128 272.499
-256 1572.08
-512 10330.8
-1024 31911
-2048 45336.2
+64 31.0892
+128 249.186
+256 1588.75
+512 10082.5
+1024 30080.2
+2048 48709
 EOD
 
 reset
@@ -107,9 +107,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013216 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0488 lw 1.5 lc rgb '#2ca02c'
+set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.031872 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049376 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -117,9 +117,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016448 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015328 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029984 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030272 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 431.158 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 412.176 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 272.499 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,9 +160,9 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.013216 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.0488 lw 1.5 lc rgb '#2ca02c'
+set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.031872 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049376 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -170,9 +170,9 @@ plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cp
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.016448 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015328 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.029984 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030272 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 431.158 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 412.176 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 272.499 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
