@@ -21,7 +21,7 @@
 // A thread and pixel: 9 taps of ~10 instructions of addressing, then 3 x (1 load of x, 4
 // shared loads, 16 FFMA): ~760 instructions for 2 threads a pixel, ~4.6 us of issue over the
 // layer. So ~5-8 us, bound by issue and by writing y. Measured in the CIFAR step (kernel_trace,
-// H200, 2026-11-29): 15.0 us, twice that (16.6 before a pixel's threads took interleaved float4s,
+// H200, 2026-11-29): 15.0 us, twice that (16.5 before a pixel's threads took interleaved float4s,
 // which made each store of a warp whole sectors). Nsight Compute, the same layer: 78 registers a
 // thread, so 3 blocks an SM (37.5% occupancy) and 800 blocks in 2.02 waves; memory at 51% of
 // its peak, the SM at 46%, 9 cycles between a warp's instructions. Capping it at 64 registers
