@@ -10,11 +10,11 @@
 // Workspaces (split-K partials, the Hopper forward's transposed filters, the Hopper filter
 // gradient's copy of dy) come from the caching allocator: no cudaMalloc in a training step,
 // and a captured graph finds the same addresses on replay.
-#include "core/ops/activation.h"
-#include "core/ops/conv2d.h"
 #include <utility>
 #include <vector>
 
+#include "core/ops/activation.h"
+#include "core/ops/conv2d.h"
 #include "kernels/conv/backward_filter_few_channels.h"
 #include "kernels/conv/filters_transposed.h"
 #include "kernels/conv/forward_few_channels.h"
