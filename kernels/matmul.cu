@@ -142,13 +142,7 @@ void matmul_k_major_tf32(const CudaDevice& gpu, gemm::Gemm g, const Tensor& a, c
 // A Dense layer of `inputs` -> `outputs` at a batch of `batch` rows as a 1 x 1 convolution
 // over 1 x 1 images: x (batch, 1, 1, inputs), w (1, 1, inputs, outputs), y (batch, 1, 1, outputs).
 Conv2dGeometry dense_as_1x1_conv(int64_t batch, int64_t inputs, int64_t outputs) {
-  Conv2dGeometry g;
-  g.batch = batch;
-  g.in_h = g.in_w = g.out_h = g.out_w = 1;
-  g.kernel_h = g.kernel_w = 1;
-  g.in_c = inputs;
-  g.out_c = outputs;
-  return g;
+  return conv2d_geometry({batch, 1, 1, inputs}, {1, 1, inputs, outputs}, 1, 1, Padding::Valid);
 }
 
 // A Dense layer's backward products on the Hopper convolution kernels
