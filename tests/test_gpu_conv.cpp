@@ -34,7 +34,7 @@
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernels/conv/backward_filter_few_channels.h"
-#include "kernels/conv/filters_transposed.h"
+#include "kernels/conv/transpose_filters.h"
 #include "kernels/conv/forward_few_channels.h"
 #include "kernels/conv/implicit_gemm.h"
 #include "kernels/conv/tma_wgmma.h"

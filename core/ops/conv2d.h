@@ -24,7 +24,7 @@ Tensor conv2d_bias_activation(const Tensor& x, const Tensor& w, const Tensor& bi
 // What a model's convolutions' forward passes need made from their filters, made for all the
 // model's layers at once by its forward pass (nn::Sequential::forward) and kept while this
 // lives: on Hopper in TF32, each layer's filters transposed tap by tap, the Hopper forward's
-// operand, written for every layer by one kernel (kernels/conv/filters_transposed.cu) rather
+// operand, written for every layer by one kernel (kernels/conv/transpose_filters.cu) rather
 // than by a copy of its own in each layer's forward. Elsewhere (the CPU, cuDNN, FP32, GPUs
 // before Hopper) it makes nothing. A convolution outside such a scope makes its own copy. The
 // filters must not change while it lives; scopes do not nest.

@@ -9,7 +9,7 @@
 // H200, 2026-11-28): launches and small grids, not bytes. So every layer's transpose goes in
 // one launch, a block per 32 x 32 tile of one tap of one layer, staged in shared memory so
 // that both the read along out_c and the write along in_c are coalesced.
-#include "kernels/conv/filters_transposed.h"
+#include "kernels/conv/transpose_filters.h"
 
 #include <algorithm>
 

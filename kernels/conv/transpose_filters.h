@@ -1,5 +1,5 @@
 // The Hopper forward's operand: each tap's filters transposed, for any number of layers in one
-// launch (filters_transposed.cu says why one).
+// launch (transpose_filters.cu says why one).
 #pragma once
 #include <cuda_runtime.h>
 
