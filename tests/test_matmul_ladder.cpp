@@ -224,6 +224,72 @@ TEST_CASE("every matmul version: split-K slices and operands off a 16-byte bound
   }
 }
 
+// add_partials' pair: two independent sums of partials in one launch, the kernel chosen for
+// the first (one thread per element for >= 65,536 sums, 16-byte lanes for >= 16,384, else one
+// float a lane), the second riding along where that kernel can take it with at most 32 loads
+// a lane. The first must come out as it does alone; the second within float rounding of a
+// double sum (its slices may be grouped differently than alone), and as alone where both
+// take the same kernel or two launches.
+TEST_CASE("add_partials: two sums in one launch, the first as alone, the second as a double sum") {
+  Generator rng(41);
+  struct Sum {
+    int slices, rows, cols, offset;  // offset: floats before the partials (1: off 16 bytes)
+  };
+  struct Pair {
+    const char* why;
+    Sum first, second;
+    bool second_as_alone;
+  };
+  const Pair pairs[] = {
+      {"wide dw (79,200 sums, 12 slices) and a bias of 64 over 20 copy blocks", {12, 300, 264, 0}, {20, 1, 64, 0}, false},
+      {"wide dw and a bias over 50 blocks, 50 loads a thread: two launches", {12, 300, 264, 0}, {50, 1, 64, 0}, true},
+      {"broad dw (18,432 sums, 100 slices) and a bias of 64 over 200 blocks", {100, 144, 128, 0}, {200, 1, 64, 0}, false},
+      {"broad dw and a bias off 16 bytes: two launches", {100, 144, 128, 0}, {200, 1, 64, 1}, true},
+      {"broad dw and a bias over 576 blocks, 72 loads a lane: two launches", {100, 144, 128, 0}, {576, 1, 64, 0}, true},
+      {"narrow dw (9,216 sums, 128 slices) and a bias of 32 over 800 blocks", {128, 288, 32, 0}, {800, 1, 32, 0}, true},
+      {"narrow first layer's dw (864 of 264) and its bias", {264, 27, 32, 0}, {264, 1, 32, 0}, true},
+      {"no first sum", {1, 0, 32, 0}, {264, 1, 32, 0}, true},
+      {"no second sum", {128, 288, 32, 0}, {1, 0, 32, 0}, true},
+  };
+  for (const Pair& pair : pairs) {
+    INFO(pair.why);
+    struct Operand {
+      std::vector<float> values;
+      Tensor partials, alone, together;
+    };
+    auto make = [&](const Sum& s) {
+      Operand o;
+      o.values = random_values(static_cast<size_t>(s.slices) * s.rows * s.cols, rng);
+      if (!o.values.empty()) o.partials = device_tensor(o.values, s.slices, int64_t{s.rows} * s.cols, s.offset);
+      o.alone = Tensor::full({std::max(s.rows * s.cols, 1)}, NAN, Device::cuda());
+      o.together = Tensor::full({std::max(s.rows * s.cols, 1)}, NAN, Device::cuda());
+      return o;
+    };
+    auto sums = [](const Sum& s, const Operand& o, const Tensor& out) {
+      return mm::PartialSums{o.partials.defined() ? o.partials.data<float>() : nullptr, s.slices, s.rows, s.cols,
+                             out.data<float>(), s.cols};
+    };
+    Operand first = make(pair.first), second = make(pair.second);
+    mm::add_partials(sums(pair.first, first, first.alone), {}, cuda::stream());
+    mm::add_partials(sums(pair.second, second, second.alone), {}, cuda::stream());
+    mm::add_partials(sums(pair.first, first, first.together), sums(pair.second, second, second.together),
+                     cuda::stream());
+    if (pair.first.rows > 0) CHECK(first.together.to_vector() == first.alone.to_vector());
+    if (pair.second.rows > 0 && pair.second_as_alone) CHECK(second.together.to_vector() == second.alone.to_vector());
+    const std::vector<float> got = second.together.to_vector();
+    const int64_t n = int64_t{pair.second.rows} * pair.second.cols;
+    for (int64_t i = 0; i < n; ++i) {
+      double sum = 0.0, magnitude = 0.0;
+      for (int z = 0; z < pair.second.slices; ++z) {
+        const double v = second.values[static_cast<size_t>(z * n + i)];
+        sum += v;
+        magnitude += std::abs(v);
+      }
+      CHECK(std::abs(got[static_cast<size_t>(i)] - sum) <= pair.second.slices * U * magnitude);
+    }
+  }
+}
+
 // small_splitk in every branch: one K slice or many (k_slice 32: one K tile each; 48: a
 // partial tile inside the K range; 128: four tiles, the two-tiles-ahead loads wrapping around),
 // slices of unequal depth, tails in M, N and K, rows off a 16-byte boundary (scalar loads),

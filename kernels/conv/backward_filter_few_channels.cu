@@ -329,10 +329,9 @@ Args args_for(const Conv2dGeometry& g, const float* x, const float* dy, float* w
 }
 
 // dw (9 in_c x out_c) = the blocks' partial dw added in order.
-void add_block_partials(const Conv2dGeometry& g, const float* workspace, int64_t blocks, float* dw,
-                        cudaStream_t stream) {
-  gemm::add_partials(workspace, static_cast<int>(blocks), static_cast<int>(9 * g.in_c), static_cast<int>(g.out_c),
-                     dw, stream);
+gemm::PartialSums block_partials(const Conv2dGeometry& g, const float* workspace, int64_t blocks, float* dw) {
+  const auto rows = static_cast<int>(9 * g.in_c), cols = static_cast<int>(g.out_c);
+  return {workspace, static_cast<int>(blocks), rows, cols, dw, cols};
 }
 
 }  // namespace
@@ -351,7 +350,7 @@ void few_channels_backward_filter(const Conv2dGeometry& g, const float* x, const
     few_channels_filter_kernel<3><<<grid, THREADS, 0, stream>>>(p);
   }
   CHECK_LAUNCH();
-  add_block_partials(g, workspace, blocks, dw, stream);
+  gemm::add_partials(block_partials(g, workspace, blocks, dw), {}, stream);
 }
 
 void few_channels_fused_backward_filter(const Conv2dGeometry& g, Activation act, const float* y, const float* x,
@@ -367,8 +366,10 @@ void few_channels_fused_backward_filter(const Conv2dGeometry& g, Activation act,
   if (act == Activation::Relu) launch_tf32<Activation::Relu, true>(g, p, grid, stream);
   else launch_tf32<Activation::None, true>(g, p, grid, stream);
   CHECK_LAUNCH();
-  add_block_partials(g, workspace, blocks, dw, stream);
-  gemm::add_partials(p.bias_partial, static_cast<int>(blocks), 1, static_cast<int>(g.out_c), db, stream);
+  // db (out_c) = the blocks' partial column sums of dz, in order, in dw's launch.
+  const auto out_c = static_cast<int>(g.out_c);
+  gemm::add_partials(block_partials(g, workspace, blocks, dw),
+                     {p.bias_partial, static_cast<int>(blocks), 1, out_c, db, out_c}, stream);
 }
 
 }  // namespace engine::cuda::conv

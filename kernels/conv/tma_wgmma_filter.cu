@@ -43,8 +43,9 @@
 // back to the producer. (Loading a whole tile's fragments while the previous tile's group
 // ran, into a second set of registers, was slower: 31.9 -> 42.6 us on 16x16x32 -> 64.)
 //
-// Split-K: blockIdx.z takes slice_tiles pixel tiles and writes its partial dw; split_k_reduce
-// adds the slices in order: the same bits every run.
+// Split-K: blockIdx.z takes slice_tiles pixel tiles and writes its partial dw; add_partials
+// adds the slices in order (the same bits every run), and in the same launch the dy copy's
+// column sums into the bias gradient.
 //
 // Precision: the fragments are rounded to TF32 (cvt.rna), dyT truncated by wgmma: a product
 // errs by less than 2^-9, the TF32 bound of tests/test_gpu_conv.cpp.
@@ -351,7 +352,11 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
     transpose_dy_kernel<decltype(act)::value><<<copy_grid, COPY_THREADS, 0, stream>>>(dy, y, dz, dyt, column_sums, p);
   });
   CHECK_LAUNCH_NAMED("transpose_dy_kernel");
-  if (db) gemm::add_partials(column_sums, copy_blocks, 1, p.out_c, db, stream);  // the blocks' sums in order
+  // db = the copy blocks' column sums, in order: in the launch that adds dw's slices where
+  // there is one, else alone.
+  const gemm::PartialSums bias_sums =
+      db ? gemm::PartialSums{column_sums, copy_blocks, 1, p.out_c, db, p.out_c} : gemm::PartialSums{};
+  if (plan.slices == 1) gemm::add_partials(bias_sums, {}, stream);
 
   const CUtensorMap x_map =
       hopper::activations_map(x, p.in_c, to_int(g.in_w, "in_w"), to_int(g.in_h, "in_h"), p.batch, plan.pixels);
@@ -361,7 +366,8 @@ void hopper_backward_filter(const Conv2dGeometry& g, const HopperFilterPlan& pla
   if (plan.bn == 32) launch_tiles<32>(x_map, dyt_map, p, plan.slices, stream);
   else if (plan.bn == 64) launch_tiles<64>(x_map, dyt_map, p, plan.slices, stream);
   else launch_tiles<128>(x_map, dyt_map, p, plan.slices, stream);
-  if (plan.slices > 1) gemm::add_partials(p.out, plan.slices, p.rows, p.out_c, dw, stream);  // in order
+  if (plan.slices > 1)  // in order
+    gemm::add_partials({p.out, plan.slices, p.rows, p.out_c, dw, p.out_c}, bias_sums, stream);
 }
 
 }  // namespace engine::cuda::conv

@@ -139,5 +139,18 @@ void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream);
 // added in order: split_k_reduce for the kernels that reduce in blocks of their own (a bias
 // gradient's chunks, a filter gradient's pixel runs).
 void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream);
+// One such sum: C (M x N, rows ldc apart) = alpha * (the `slices` partials at `partial`,
+// stored (slices, M, N), added in order) + beta * C (C not read when beta is 0).
+struct PartialSums {
+  const float* partial = nullptr;
+  int slices = 0, M = 0, N = 0;
+  float* C = nullptr;
+  int ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+};
+// Two independent sums in one launch where one kernel suits both (else two launches): a
+// filter gradient's dw and its bias gradient db, which would each cost a launch of ~2-3 us
+// (H200) for a few microseconds of loads.
+void add_partials(const PartialSums& first, const PartialSums& second, cudaStream_t stream);
 
 }  // namespace engine::cuda::gemm

@@ -70,20 +70,38 @@ const Version VERSIONS[] = {
 };
 
 // C = alpha * sum over slices of partial + beta * C, the slices added in a fixed order (the
-// same bits every run, no float atomics). Two kernels, by the size of C:
-//
+// same bits every run, no float atomics). A launch takes one sum or two (add_partials' pair:
+// a filter gradient's dw and its bias gradient, one launch instead of two); its threads, or
+// blocks, go to the first sum's elements, then to the second's. Two kernels, by the size of
+// the first:
+struct SumPair {
+  PartialSums first, second;
+  int64_t first_units;  // elements (split_k_reduce_kernel) or blocks (the narrow kernel) of the first
+};
+__device__ __forceinline__ int64_t elements(const PartialSums& s) { return int64_t{s.M} * s.N; }
+__device__ __forceinline__ void store_sum(const PartialSums& s, int64_t i, float total) {
+  float* c = s.C + i / s.N * s.ldc + i % s.N;
+  *c = s.beta == 0.0f ? s.alpha * total : s.alpha * total + s.beta * *c;
+}
+
 // Wide C (>= WIDE_OUTPUTS elements, a deep layer's dw or a large matmul's C): one thread per
 // element walks the slices in order; the grid fills the GPU and each thread's chain of loads
 // is short next to the number of threads.
-__global__ void split_k_reduce_kernel(const float* __restrict__ partial, int slices, int M, int N,
-                                      float alpha, float beta, float* __restrict__ C, int ldc) {
-  const int64_t mn = int64_t{M} * N;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < mn;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    float s = 0.0f;
-    for (int z = 0; z < slices; ++z) s += partial[z * mn + i];
-    float* c = C + (i / N) * ldc + i % N;
-    *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
+__device__ __forceinline__ void sum_element(const PartialSums& s, int64_t i) {
+  const float* __restrict__ partial = s.partial;
+  const int64_t mn = elements(s);
+  float sum = 0.0f;
+  for (int z = 0; z < s.slices; ++z) sum += partial[z * mn + i];
+  store_sum(s, i, sum);
+}
+__global__ void split_k_reduce_kernel(const SumPair sums) {
+  const int64_t total = sums.first_units + elements(sums.second);
+  for (int64_t u = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; u < total;
+       u += int64_t{gridDim.x} * blockDim.x) {
+    // Each branch reads its sum's fields where they lie, in the kernel's parameters (picking a
+    // struct by a runtime flag would copy both to local memory first).
+    if (u < sums.first_units) sum_element(sums.first, u);
+    else sum_element(sums.second, u - sums.first_units);
   }
 }
 
@@ -107,13 +125,11 @@ constexpr int64_t WIDE_OUTPUTS = 65536;
 constexpr int64_t BROAD_SUMS = 16384;
 
 template <int W, int GROUPS>
-__global__ void __launch_bounds__(GROUPS * 32)
-    split_k_reduce_narrow_kernel(const float* __restrict__ partial, int slices, int M, int N,
-                                 float alpha, float beta, float* __restrict__ C, int ldc) {
-  __shared__ float group_sums[GROUPS][W][32];  // [w][e][lane]: a warp's accesses hit 32 banks
+__device__ __forceinline__ void sum_block(const PartialSums& sum, int64_t block, float (&group_sums)[GROUPS][W][32]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, group = static_cast<int>(threadIdx.x) / 32;
-  const int64_t mn = int64_t{M} * N;
-  const int64_t i = (int64_t{blockIdx.x} * 32 + lane) * W;  // this lane's first element
+  const float* __restrict__ partial = sum.partial;
+  const int64_t mn = elements(sum);
+  const int64_t i = (block * 32 + lane) * W;  // this lane's first element
   float s[W] = {};
   if (i < mn) {
     // Several slices' loads out at once: a bias gradient summed in the Hopper dy copy has a
@@ -122,7 +138,7 @@ __global__ void __launch_bounds__(GROUPS * 32)
     // in flight). The sums still run in slice order.
     constexpr int UNROLL = W == 4 ? 4 : 8;
 #pragma unroll(UNROLL)
-    for (int z = group; z < slices; z += GROUPS) {
+    for (int z = group; z < sum.slices; z += GROUPS) {
       float v[W];
       load_floats<W>(partial + z * mn + i, v);
 #pragma unroll
@@ -139,9 +155,56 @@ __global__ void __launch_bounds__(GROUPS * 32)
     float total = 0.0f;
 #pragma unroll
     for (int g = 0; g < GROUPS; ++g) total += group_sums[g][e][lane];
-    float* c = C + (i + e) / N * ldc + (i + e) % N;
-    *c = beta == 0.0f ? alpha * total : alpha * total + beta * *c;
+    store_sum(sum, i + e, total);
   }
+}
+template <int W, int GROUPS>
+__global__ void __launch_bounds__(GROUPS * 32) split_k_reduce_narrow_kernel(const SumPair sums) {
+  __shared__ float group_sums[GROUPS][W][32];  // [w][e][lane]: a warp's accesses hit 32 banks
+  if (blockIdx.x < sums.first_units) sum_block<W, GROUPS>(sums.first, blockIdx.x, group_sums);
+  else sum_block<W, GROUPS>(sums.second, blockIdx.x - sums.first_units, group_sums);
+}
+
+// A chain of loads a lane longer than this costs more than the launch it would save: the
+// second sum then gets a launch of its own (H200, 2026-11-29: a bias gradient of 576 copy
+// blocks over 8 warps, 72 loads a lane, took 15.5 us inside the filter gradient's reduction
+// against ~3 alone; 25 loads a lane, or 50 in one thread of the wide kernel, cost about what
+// the launch does).
+constexpr int MAX_RIDING_LOADS = 32;
+
+// One launch for `first` and `second` (second.M = 0: none). The kernel is the one that suits
+// the first sum; the second rides along where that kernel can take it (the 16-byte loads need
+// its partials aligned) and gives each lane a chain of at most MAX_RIDING_LOADS, else it gets
+// a launch of its own.
+void reduce(const PartialSums& first, const PartialSums& second, cudaStream_t stream) {
+  const int64_t mn = int64_t{first.M} * first.N, mn2 = int64_t{second.M} * second.N;
+  if (mn == 0) {
+    if (mn2 > 0) reduce(second, PartialSums{}, stream);
+    return;
+  }
+  const bool wide = mn >= WIDE_OUTPUTS;
+  const bool broad = !wide && mn >= BROAD_SUMS && mn % 4 == 0 && aligned16(first.partial);
+  const int warps_a_sum = wide ? 1 : broad ? 8 : 32;  // the kernels' GROUPS
+  if (mn2 > 0 && ((broad && (mn2 % 4 != 0 || !aligned16(second.partial))) ||
+                  (second.slices + warps_a_sum - 1) / warps_a_sum > MAX_RIDING_LOADS)) {
+    reduce(first, PartialSums{}, stream);
+    reduce(second, PartialSums{}, stream);
+    return;
+  }
+  if (wide) {
+    const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + mn2 + 255) / 256, 65535));
+    split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(SumPair{first, second, mn});
+  } else if (broad) {
+    // Every slice's run of mn floats starts 16-byte aligned where the first does and mn % 4 == 0.
+    const int64_t blocks = (mn + 127) / 128;
+    split_k_reduce_narrow_kernel<4, 8><<<static_cast<unsigned>(blocks + (mn2 + 127) / 128), 8 * 32, 0, stream>>>(
+        SumPair{first, second, blocks});
+  } else {
+    const int64_t blocks = (mn + 31) / 32;
+    split_k_reduce_narrow_kernel<1, 32><<<static_cast<unsigned>(blocks + (mn2 + 31) / 32), 32 * 32, 0, stream>>>(
+        SumPair{first, second, blocks});
+  }
+  CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -164,33 +227,15 @@ const Version& version_named(const char* name) {
 }
 
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
-  const int64_t mn = int64_t{g.M} * g.N;
-  if (mn == 0) return;
-  if (mn < WIDE_OUTPUTS) {
-    // Every slice's run of mn floats starts 16-byte aligned where the first does and mn % 4 == 0.
-    if (mn >= BROAD_SUMS && mn % 4 == 0 && aligned16(g.partial)) {
-      split_k_reduce_narrow_kernel<4, 8><<<static_cast<unsigned>((mn + 127) / 128), 8 * 32, 0, stream>>>(
-          g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
-    } else {
-      split_k_reduce_narrow_kernel<1, 32><<<static_cast<unsigned>((mn + 31) / 32), 32 * 32, 0, stream>>>(
-          g.partial, slices, g.M, g.N, g.alpha, g.beta, g.C, g.ldc);
-    }
-  } else {
-    const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + 255) / 256, 65535));
-    split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(g.partial, slices, g.M, g.N, g.alpha,
-                                                      g.beta, g.C, g.ldc);
-  }
-  CHECK_LAUNCH();
+  reduce(PartialSums{g.partial, slices, g.M, g.N, g.C, g.ldc, g.alpha, g.beta}, PartialSums{}, stream);
 }
 
 void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream) {
-  Gemm sum;
-  sum.M = rows;
-  sum.N = cols;
-  sum.C = out;
-  sum.ldc = cols;
-  sum.partial = const_cast<float*>(partial);  // read only: the reduction writes C
-  split_k_reduce(sum, slices, stream);
+  reduce(PartialSums{partial, slices, rows, cols, out, cols}, PartialSums{}, stream);
+}
+
+void add_partials(const PartialSums& first, const PartialSums& second, cudaStream_t stream) {
+  reduce(first, second, stream);
 }
 
 }  // namespace engine::cuda::gemm
