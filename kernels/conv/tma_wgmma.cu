@@ -26,14 +26,17 @@
 //
 // Napkin math, CIFAR's 8x8x128 -> 128 forward at batch 100 (M = 6,400 pixels, N = 128, K =
 // 9 x 128 = 1,152): 1.89 GFLOP, 3.8 us at the tensor cores' 494 TFLOP/s; x and y 3.3 MB
-// each, w 0.6 MB: ~2.4 us of DRAM. What bounds it is L2 -> SM: a bm x bn tile reads (bm + bn)
-// rows of 128 bytes per 32-deep k step for 2 bm bn 32 FLOP, i.e. bm bn / (2 (bm + bn))
-// FLOP a byte: 16 for 64 x 64, 32 for 128 x 128. At ~5.5 TB/s from L2 that caps the kernel at
-// ~90 or ~180 TFLOP/s (cuDNN: ~160 on this shape), while 128 x 128 tiles leave 82 of 132 SMs
-// idle (50 blocks). choose_hopper_tiles takes the largest tile that still gives every SM a
-// block. Shared memory: 4 stages of (bm + bn) x 128 bytes: 48 KB (64 x 32) to 128 KB
-// (128 x 128) a block. Measured (docs/results/cnn.md): 17.5 us with 64 x 64 tiles, 108 TFLOP/s,
-// about what 16 FLOP per L2 byte allows; cuDNN 11.7 us.
+// each, w 0.6 MB: ~2.4 us of DRAM. From L2 a bm x bn tile reads (bm + bn) rows of 128 bytes
+// per 32-deep k step for 2 bm bn 32 FLOP, i.e. bm bn / (2 (bm + bn)) FLOP a byte: 16 for
+// 64 x 64, 32 for 128 x 128; at ~5.5 TB/s from L2 that would cap the kernel at ~90 or ~180
+// TFLOP/s, while 128 x 128 tiles leave 82 of 132 SMs idle (50 blocks). choose_hopper_tiles
+// takes the largest tile that still gives every SM a block. Shared memory: 4 stages of
+// (bm + bn) x 128 bytes: 48 KB (64 x 32) to 128 KB (128 x 128) a block.
+// Measured (H200, 2026-11-29; docs/results/cnn.md): 16.8 us with 64 x 64 tiles, 112 TFLOP/s;
+// cuDNN 11.1 us. L2 does not bound it: ncu shows L2 at 34% of its throughput, and neither
+// halving the L2 reads (2 x 2 clusters that load each shared box once, by TMA multicast:
+// 17.9 us) nor doubling the bytes in flight (8 stages: 16.8 us at 64 x 128 tiles, slower
+// where they cost blocks an SM) made it faster. What does is still open.
 //
 // Block: bm / 64 consumer warpgroups (64 rows of the tile each, bn / 2 accumulators a thread)
 // and one producer warp, whose lane 0 issues two TMA copies per stage (the activations' box,
