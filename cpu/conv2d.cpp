@@ -19,7 +19,7 @@
 //   all six convs 7.7 GFLOP forward, ~23 GFLOP per training step (backward data and filter
 //   cost the forward's FLOPs each; the first layer has no backward data). sgemm stays below
 //   its peak on these passes: N = 32..128 is narrow, and conv1's K = 27 narrower still
-//   (measured per pass: docs/results/cnn.md, "Earlier: ..., 2026-11-23", under the CPU table).
+//   (measured per pass: docs/HISTORY.md, 2026-11-23).
 //   im2col traffic: each chunk is written once and read once from L2; its K-fold reuse of x
 //   costs ~1 byte moved per 8 FLOPs in L2, far below what the cache delivers.
 #include "core/ops/conv2d.h"

@@ -33,7 +33,7 @@ constexpr int THREADS = 256;
 // elements / W. Index: int where the tensor allows, since each group's column is a modulo
 // (kernels/vector_io.h). A convolution's output, (100 * 32 * 32, 32) floats, moves 26 MB, ~9 us
 // at 3 TB/s; one thread per element with 64-bit indices took much longer (measured:
-// docs/results/cnn.md, "Measured: ..., 2026-11-24", the bias + activation row).
+// docs/HISTORY.md, 2026-11-24, the bias + activation kernel).
 template <Activation ACT, typename Index, int W>
 __global__ void bias_activation_kernel(const float* __restrict__ x, const float* __restrict__ bias,
                                        float* __restrict__ y, Index groups, Index cols) {

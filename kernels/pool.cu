@@ -22,7 +22,7 @@
 // Backward: each x element lies in one window, so the thread recomputes the window's first
 // maximum from x and writes its whole window of dx, dy there and zeros elsewhere: no y read,
 // no search over covering windows, no divisions per dx element (the general kernels' times on
-// seed 003's first pool, before these paths: docs/results/cnn.md, "Measured: ..., 2026-11-24").
+// seed 003's first pool, before these paths: docs/HISTORY.md, 2026-11-24).
 // In training, max_pool2d (core/ops/pool.cpp) has the forward write each window's tap too, a
 // byte an output (0.8 MB for seed 003's first pool), and the backward reads those and dy
 // instead of x: ~17 MB instead of ~30.

@@ -36,7 +36,7 @@ namespace {
 constexpr int THREADS = 256;
 // Output channels per thread. With 4 (a float4 of dy, 108 accumulators for RGB) a thread took
 // 152 registers and one block of 256 fit an SM; forcing two blocks spilled, and both were slower
-// than 2 (measured: docs/results/cnn.md, "Earlier: ..., 2026-11-23"). With 2, 54 accumulators
+// than 2 (measured: docs/HISTORY.md, 2026-11-23). With 2, 54 accumulators
 // fit two blocks per SM without spills.
 constexpr int CH = 2;
 constexpr int BLOCKS_PER_SM = 2;

@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(THREADS, 2) implicit_gemm_kernel(const Args p)
 // ---- the pipelined TF32 kernel: Tiling::stages 3 or 4 -------------------------------------
 //
 // Why: on an H100 the two-stage TF32 kernel ran the CIFAR CNN's deep layers at about a tenth of
-// what mma.sync can do (ncu: docs/results/cnn.md, "The TF32 pipeline, measured"), with 2 blocks
+// what mma.sync can do (ncu: docs/HISTORY.md, 2026-11-24), with 2 blocks
 // of 8 warps per SM and one tile of loads in flight per block: each of the 18-72 K tiles waits
 // for its gather from L2. Here STAGES - 1 tiles are in flight: cp.async copies global -> shared
 // directly (no staging registers, no transposing stores), tile t + S - 1 is issued while tile t

@@ -47,8 +47,7 @@ struct Tiling {
 // Its TF32 stages are the device's (kernels/device_caps.h: KernelChoice::conv_tf32_stages, or
 // ENGINE_CONV_TF32_STAGES where set): 3, the cp.async pipeline, where two of its blocks fit an
 // SM: faster than the two-stage kernel, and as fast as 4 stages in less shared memory
-// (measured: docs/YOUR_GPU.md, "What the other paths cost"; docs/results/cnn.md, "The TF32
-// pipeline, measured").
+// (measured: docs/YOUR_GPU.md, "What the other paths cost"; docs/HISTORY.md, 2026-11-24).
 Tiling choose_tiling(Pass pass, const Conv2dGeometry& g, bool tf32, int sms);
 // The stages that text of ENGINE_CONV_TF32_STAGES asks for: `chosen` for none (null or empty),
 // else 2, 3 or 4; anything else is an engine::Error naming the variable.

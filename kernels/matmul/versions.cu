@@ -110,7 +110,7 @@ __global__ void split_k_reduce_kernel(const SumPair sums) {
 // kernels/conv/tma_wgmma_filter.cu), a first layer's dw 864 of 264, a Hopper filter
 // gradient's dw 9,216-36,864 sums of 58-128 slices (kernels/conv/tma_wgmma_filter.cu).
 // One thread per element would be one block whose threads each wait on 264 loads from L2 in
-// turn, slow whatever the unrolling (measured: docs/results/cnn.md, "Measured: ..., 2026-11-24",
+// turn, slow whatever the unrolling (measured: docs/HISTORY.md, 2026-11-24,
 // the split_k_reduce row). Here a block takes 32 x W consecutive elements (lane l: elements
 // W l ..) and its GROUPS warps split the slices: warp w adds slices w, w + GROUPS, ... in
 // order, then warp 0 adds the groups' sums in order. The order is fixed, so the bits are.
