@@ -29,8 +29,8 @@ cmake --build build-sanitize -j "$jobs"
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
 
 # Nine parser targets at 25 s each (tens of thousands of inputs each, besides their seeds and
-# regressions): the fuzzing stays near four minutes on a 2-core machine, and the whole suite
-# near the 30 minutes CI gives it (it took 33 at 40 s a target).
+# regressions): the fuzzing stays near four minutes on a 2-core machine, where the builds take
+# most of the test command's time (docs/sanitizers.md).
 echo "=== libFuzzer, 25 s per target ==="
 scripts/run_fuzzers.sh 25
 echo "All tests passed (Release, ASan+UBSan, libFuzzer)."
