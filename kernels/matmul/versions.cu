@@ -172,41 +172,6 @@ __global__ void __launch_bounds__(GROUPS * 32) split_k_reduce_narrow_kernel(cons
 // the launch does).
 constexpr int MAX_RIDING_LOADS = 32;
 
-// One launch for `first` and `second` (second.M = 0: none). The kernel is the one that suits
-// the first sum; the second rides along where that kernel can take it (the 16-byte loads need
-// its partials aligned) and gives each lane a chain of at most MAX_RIDING_LOADS, else it gets
-// a launch of its own.
-void reduce(const PartialSums& first, const PartialSums& second, cudaStream_t stream) {
-  const int64_t mn = int64_t{first.M} * first.N, mn2 = int64_t{second.M} * second.N;
-  if (mn == 0) {
-    if (mn2 > 0) reduce(second, PartialSums{}, stream);
-    return;
-  }
-  const bool wide = mn >= WIDE_OUTPUTS;
-  const bool broad = !wide && mn >= BROAD_SUMS && mn % 4 == 0 && aligned16(first.partial);
-  const int warps_a_sum = wide ? 1 : broad ? 8 : 32;  // the kernels' GROUPS
-  if (mn2 > 0 && ((broad && (mn2 % 4 != 0 || !aligned16(second.partial))) ||
-                  (second.slices + warps_a_sum - 1) / warps_a_sum > MAX_RIDING_LOADS)) {
-    reduce(first, PartialSums{}, stream);
-    reduce(second, PartialSums{}, stream);
-    return;
-  }
-  if (wide) {
-    const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + mn2 + 255) / 256, 65535));
-    split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(SumPair{first, second, mn});
-  } else if (broad) {
-    // Every slice's run of mn floats starts 16-byte aligned where the first does and mn % 4 == 0.
-    const int64_t blocks = (mn + 127) / 128;
-    split_k_reduce_narrow_kernel<4, 8><<<static_cast<unsigned>(blocks + (mn2 + 127) / 128), 8 * 32, 0, stream>>>(
-        SumPair{first, second, blocks});
-  } else {
-    const int64_t blocks = (mn + 31) / 32;
-    split_k_reduce_narrow_kernel<1, 32><<<static_cast<unsigned>(blocks + (mn2 + 31) / 32), 32 * 32, 0, stream>>>(
-        SumPair{first, second, blocks});
-  }
-  CHECK_LAUNCH();
-}
-
 }  // namespace
 
 const Version* versions(int* count) {
@@ -226,16 +191,47 @@ const Version& version_named(const char* name) {
   throw Error(detail::concat("no matmul version named '", name, "'"));
 }
 
+// One launch for `first` and `second` (second.M = 0: none). The kernel is the one that suits
+// the first sum; the second rides along where that kernel can take it (the 16-byte loads need
+// its partials aligned) and gives each lane a chain of at most MAX_RIDING_LOADS, else it gets
+// a launch of its own.
+void add_partials(const PartialSums& first, const PartialSums& second, cudaStream_t stream) {
+  const int64_t mn = int64_t{first.M} * first.N, mn2 = int64_t{second.M} * second.N;
+  if (mn == 0) {
+    if (mn2 > 0) add_partials(second, PartialSums{}, stream);
+    return;
+  }
+  const bool wide = mn >= WIDE_OUTPUTS;
+  const bool broad = !wide && mn >= BROAD_SUMS && mn % 4 == 0 && aligned16(first.partial);
+  const int warps_a_sum = wide ? 1 : broad ? 8 : 32;  // the kernels' GROUPS
+  if (mn2 > 0 && ((broad && (mn2 % 4 != 0 || !aligned16(second.partial))) ||
+                  (second.slices + warps_a_sum - 1) / warps_a_sum > MAX_RIDING_LOADS)) {
+    add_partials(first, PartialSums{}, stream);
+    add_partials(second, PartialSums{}, stream);
+    return;
+  }
+  if (wide) {
+    const auto blocks = static_cast<unsigned>(std::min<int64_t>((mn + mn2 + 255) / 256, 65535));
+    split_k_reduce_kernel<<<blocks, 256, 0, stream>>>(SumPair{first, second, mn});
+  } else if (broad) {
+    // Every slice's run of mn floats starts 16-byte aligned where the first does and mn % 4 == 0.
+    const int64_t blocks = (mn + 127) / 128;
+    split_k_reduce_narrow_kernel<4, 8><<<static_cast<unsigned>(blocks + (mn2 + 127) / 128), 8 * 32, 0, stream>>>(
+        SumPair{first, second, blocks});
+  } else {
+    const int64_t blocks = (mn + 31) / 32;
+    split_k_reduce_narrow_kernel<1, 32><<<static_cast<unsigned>(blocks + (mn2 + 31) / 32), 32 * 32, 0, stream>>>(
+        SumPair{first, second, blocks});
+  }
+  CHECK_LAUNCH();
+}
+
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
-  reduce(PartialSums{g.partial, slices, g.M, g.N, g.C, g.ldc, g.alpha, g.beta}, PartialSums{}, stream);
+  add_partials(PartialSums{g.partial, slices, g.M, g.N, g.C, g.ldc, g.alpha, g.beta}, PartialSums{}, stream);
 }
 
 void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream) {
-  reduce(PartialSums{partial, slices, rows, cols, out, cols}, PartialSums{}, stream);
-}
-
-void add_partials(const PartialSums& first, const PartialSums& second, cudaStream_t stream) {
-  reduce(first, second, stream);
+  add_partials(PartialSums{partial, slices, rows, cols, out, cols}, PartialSums{}, stream);
 }
 
 }  // namespace engine::cuda::gemm
