@@ -25,9 +25,9 @@
 //               weights' gradients (32 terms each)
 //   barrier     one grid-wide barrier (~1 us)
 //   shared      150 KB of rows (a ring of 48 slots: the next step's first 16 rows are copied
-//               while this step's head runs) + 9 KB own unit + 5 KB head + 17 KB hidden output
-//               + 27 KB of the head's partial sums + 2 KB of Adam's step sizes: 216 KB of the
-//               H100's 227 KiB
+//               while this step's head runs, its other 16 during Adam) + 9 KB own unit
+//               + 5 KB head + 17 KB hidden output + 27 KB of the head's partial sums + 2 KB of
+//               Adam's step sizes: 216 KB of the H100's 227 KiB
 // which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 9.5 us on an H100 before the
 // ring, against the streaming kernel's 22.4 and the CUDA graph's 45.7; on an H200, 9.28 before
 // the ring, 9.16 with it, 8.92 with the rows' bulk copies. Each phase is a short chain of dependent
@@ -58,11 +58,12 @@ constexpr int RING = FUSED_MLP_STATIONARY_RING_ROWS;
 constexpr int ROW_LANES = 16;  // lanes a row in the softmax, a head weight in its Adam
 static_assert(ROWS % WARPS == 0, "every warp gathers the same number of rows");
 static_assert(ROWS_PER_WARP == 2 && RING == ROWS + WARPS,
-              "a warp's first row (0-15) is prefetched into the ring's free slots, its second not");
+              "a warp's first row (0-15) is prefetched into the ring's free slots, its second "
+              "into the slot of its first row of the step before");
 
 // The ring's slot of row 0 at a launch's step s: steps lie 32 slots apart, so step s + 1's rows
 // 0-15 go to the 16 slots step s leaves free, and its rows 16-31 to the slots of step s's rows
-// 0-15, free once step s is done. 0 without the ring (rows at slots 0 .. batch - 1).
+// 0-15, free once step s's Adam has read them. 0 without the ring (rows at slots 0 .. batch-1).
 __device__ __forceinline__ int first_slot(bool prefetch, int64_t s) {
   return prefetch ? static_cast<int>((ROWS * s) % RING) : 0;
 }
@@ -162,16 +163,17 @@ __device__ __forceinline__ void copy_row(const Args& a, int32_t row, float* to,
   }
 }
 
-// The step's rows of the data set into their slots of xs (but a warp's first row where the
-// step before prefetched it), and their labels into row_label (so that the head does not wait
-// on device memory for them); then every thread waits for them all, the prefetched ones too.
+// The step's rows of the data set into their slots of xs (but each warp's first `prefetched`
+// rows, which the step before copied already), and their labels into row_label (so that the
+// head does not wait on device memory for them); then every thread waits for them all, the
+// prefetched ones too.
 // The 100 KB of a small step are the largest transfer of the step, from L2 to every block. A
 // warp takes whole rows (no division per element: a division is ~20 instructions, and a step's
 // phases are chains of them). The caller's barrier makes loads' and cp.async's rows visible to
 // the block; bulk copies' are visible once the mbarrier's phase `parity` (the launch's step
 // s & 1: a.batch rows arrive on it a step) completes.
 __device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int first,
-                            bool first_row_prefetched, int32_t* row_label, uint32_t rows_landed,
+                            int prefetched, int32_t* row_label, uint32_t rows_landed,
                             uint32_t parity) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
@@ -179,7 +181,7 @@ __device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int 
     const int r = warp + i * WARPS;
     if (r >= a.batch) break;
     if (lane == 0) row_label[r] = next.label[i];
-    if (i > 0 || !first_row_prefetched) {
+    if (i >= prefetched) {
       copy_row(a, next.row[i], xs + (first + r) % RING * a.layer[0].inputs, rows_landed);
     }
   }
@@ -193,12 +195,15 @@ __device__ void gather_rows(const Args& a, const NextRows& next, float* xs, int 
   }
 }
 
-// The next step's first 16 rows (each warp's first) into the ring's 16 free slots, while this
-// step's head runs: not waited for until the next step's gather_rows. A full batch only.
-__device__ void prefetch_rows(const Args& a, const NextRows& next, float* xs, int next_first,
-                              uint32_t rows_landed) {
+// A warp's row i of the next step (row warp + 16 i) into its slot of the ring, not waited for
+// until the next step's gather_rows. A full batch only. Row i = 0 goes to one of the 16 slots
+// this step leaves free, issued while this step's head runs; row i = 1 to the slot of this
+// step's row `warp`, once every thread has read that row (own_unit_adam_issuing).
+__device__ void prefetch_row(const Args& a, const NextRows& next, int i, float* xs,
+                             int next_first, uint32_t rows_landed) {
   const int warp = static_cast<int>(threadIdx.x) / 32;
-  copy_row(a, next.row[0], xs + (next_first + warp) % RING * a.layer[0].inputs, rows_landed);
+  copy_row(a, next.row[i], xs + (next_first + warp + i * WARPS) % RING * a.layer[0].inputs,
+           rows_landed);
 #if __CUDA_ARCH__ >= 800
   if (!bulk_rows(a)) gemm::cp_async_commit();
 #endif
@@ -219,8 +224,21 @@ __device__ __forceinline__ void forward_dots(float (&acc)[ROWS], const float* xs
   }
 }
 
-// Adam on this thread's weights of an own unit: input k's gradient is sum_r x(r, k) d(r), the
-// bias's (reached by the thread whose inputs end on it) sum_r d(r). d is zero beyond the batch.
+// Adam on an own unit's bias, by the thread whose inputs end on it: its gradient is sum_r d(r).
+__device__ __forceinline__ void own_bias_adam(const Args& a, const float (&d)[ROWS], float* w,
+                                              float* m, float* v, int k_first, int k_stride,
+                                              float lr_t) {
+  const int inputs = a.layer[0].inputs;
+  if (k_first <= inputs && (inputs - k_first) % k_stride == 0) {
+    float g = 0.0f;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) g += d[r];
+    adam_apply(w[inputs], m[inputs], v[inputs], g, a.adam, lr_t);
+  }
+}
+
+// Adam on this thread's weights of an own unit: input k's gradient is sum_r x(r, k) d(r). d is
+// zero beyond the batch.
 template <bool FULL, int FIRST>
 __device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[ROWS],
                                               const float* xs, float* w, float* m, float* v,
@@ -234,12 +252,50 @@ __device__ __forceinline__ void own_unit_adam(const Args& a, const float (&d)[RO
     }
     adam_apply(w[k], m[k], v[k], g, a.adam, lr_t);
   }
-  if (k_first <= inputs && (inputs - k_first) % k_stride == 0) {
-    float g = 0.0f;
+  own_bias_adam(a, d, w, m, v, k_first, k_stride, lr_t);
+}
+
+// The inputs a thread takes in own_unit_adam_issuing: all of them where a unit's warps have
+// at least inputs / 2 threads (the seed's 784 inputs over 16 warps of 32: 2 at most).
+constexpr int ISSUING_INPUTS = 2;
+
+// own_unit_adam for a full batch in the ring, with the next step's rows 16-31 issued halfway:
+// every input's sum over rows 0-15 first (in registers), then, once every thread of the block
+// has read those rows, `issue` copies the next step's rows 16-31 into their slots, and they
+// land while the sums over rows 16-31 and Adam run, not at the next step's start, where the
+// whole grid would fetch them at once (6.4 MB from L2 for the seed's model). The same sums in
+// the same order as own_unit_adam. Every thread of the block calls it (it has a barrier);
+// has_unit: the thread's warp has an own unit.
+template <int FIRST, typename Issue>
+__device__ __forceinline__ void own_unit_adam_issuing(const Args& a, const float (&d)[ROWS],
+                                                      const float* xs, float* w, float* m,
+                                                      float* v, int k_first, int k_stride,
+                                                      float lr_t, bool has_unit, Issue&& issue) {
+  constexpr int HALF = ROWS / 2;  // rows 0-15: each warp's first, whose slots the issue takes
+  const int inputs = a.layer[0].inputs;
+  float g[ISSUING_INPUTS];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) g += d[r];
-    adam_apply(w[inputs], m[inputs], v[inputs], g, a.adam, lr_t);
+  for (int i = 0; i < ISSUING_INPUTS; ++i) {
+    const int k = k_first + i * k_stride;
+    g[i] = 0.0f;
+    if (has_unit && k < inputs) {
+#pragma unroll
+      for (int r = 0; r < HALF; ++r) g[i] += xs[slot<FIRST>(r) * inputs + k] * d[r];
+    }
   }
+  __syncthreads();  // rows 0-15 are read: their slots are free
+  issue();
+  if (!has_unit) return;
+#pragma unroll
+  for (int i = 0; i < ISSUING_INPUTS; ++i) {
+    const int k = k_first + i * k_stride;
+    if (k < inputs) {
+#pragma unroll
+      for (int r = HALF; r < ROWS; ++r) g[i] += xs[slot<FIRST>(r) * inputs + k] * d[r];
+      adam_apply(w[k], m[k], v[k], g[i], a.adam, lr_t);
+    }
+  }
+  own_bias_adam(a, d, w, m, v, k_first, k_stride, lr_t);
 }
 
 // One block's part of the kernel: its shared memory (laid out by fused_mlp_stationary_layout),
@@ -517,20 +573,32 @@ struct Block {
     __syncthreads();  // dh is in
   }
 
+  // Whether own_units_adam can issue the next step's rows 16-31 (own_unit_adam_issuing): a
+  // thread takes at most ISSUING_INPUTS inputs of its unit. The same in every block.
+  __device__ bool issues_rows_in_adam() const { return inputs <= ISSUING_INPUTS * k_stride; }
+
   // Adam on own units, from their gradients dh (no barrier after it: the next step's first
-  // __syncthreads orders it). Row 0 lies at slot `first` of xs, as in forward.
-  __device__ void own_units_adam(float lr_t, int first) {
-    if (c >= owned) return;
+  // __syncthreads orders it). Row 0 lies at slot `first` of xs, as in forward. issue_rows:
+  // call `issue` halfway, once this step's rows 0-15 are read (a full batch in the ring, where
+  // issues_rows_in_adam); every thread of the block calls it then.
+  template <typename Issue>
+  __device__ void own_units_adam(float lr_t, int first, bool issue_rows, Issue&& issue) {
+    const bool has_unit = c < owned;
+    const int i = c * depth;
     float d[ROWS];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) d[r] = dh[c * ROWS + r];  // zero beyond the batch
-    const int i = c * depth;
-    if (a.batch == ROWS) {
+    for (int r = 0; r < ROWS; ++r) d[r] = has_unit ? dh[c * ROWS + r] : 0.0f;  // 0 past the batch
+    if (issue_rows) {
+      at_first_slot(first, [&](auto at) {
+        own_unit_adam_issuing<decltype(at)::value>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first,
+                                                   k_stride, lr_t, has_unit, issue);
+      });
+    } else if (has_unit && a.batch == ROWS) {
       at_first_slot(first, [&](auto at) {
         own_unit_adam<true, decltype(at)::value>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first,
                                                  k_stride, lr_t);
       });
-    } else {
+    } else if (has_unit) {
       own_unit_adam<false, 0>(a, d, xs, w0 + i, m0 + i, v0 + i, k_first, k_stride, lr_t);
     }
   }
@@ -568,7 +636,10 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
       b.step_sizes[b.tid] = static_cast<float>(adam_step_size(a.adam, first_step + s + b.tid + 1));
     }
     const int first = first_slot(prefetch, s);
-    gather_rows(a, next, b.xs, first, prefetch && s > 0, b.row_label, b.rows_landed,
+    // Each warp's rows that the step before issued: its first during the head, its second
+    // during own units' Adam where that can.
+    const int prefetched = prefetch && s > 0 ? (b.issues_rows_in_adam() ? 2 : 1) : 0;
+    gather_rows(a, next, b.xs, first, prefetched, b.row_label, b.rows_landed,
                 static_cast<uint32_t>(s & 1));
     __syncthreads();  // the rows and step sizes are in
     const float lr_t = b.step_sizes[s % THREADS];
@@ -584,9 +655,8 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     if (s + 1 < a.steps) read_next_places(a, s + 1, next);
     b.read_outputs_and_head(out, head_now);
     if (s + 1 < a.steps) read_next_rows(a, next);  // in flight to the next step's start
-    if (prefetch && s + 1 < a.steps) {
-      prefetch_rows(a, next, b.xs, first_slot(prefetch, s + 1), b.rows_landed);
-    }
+    const bool next_in_ring = prefetch && s + 1 < a.steps;
+    if (next_in_ring) prefetch_row(a, next, 0, b.xs, first_slot(prefetch, s + 1), b.rows_landed);
     clock.mark();
     clock.mark();
     b.logits();
@@ -599,7 +669,9 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_kernel(const Args a, co
     b.gradients_and_head_adam(head_next, lr_t);
     clock.mark();
     clock.mark();
-    b.own_units_adam(lr_t, first);
+    b.own_units_adam(lr_t, first, next_in_ring && b.issues_rows_in_adam(), [&] {
+      prefetch_row(a, next, 1, b.xs, first_slot(prefetch, s + 1), b.rows_landed);
+    });
     clock.mark();
     clock.mark();
     __syncthreads();  // the rows the next step's gather overwrites (all but a ring's last 16)
