@@ -30,10 +30,10 @@
 //               Adam's step sizes: 216 KB of the H100's 227 KiB
 // which predicted ~4-5 us a step. Measured (docs/FUSED_MLP.md): 9.5 us on an H100 before the
 // ring, against the streaming kernel's 22.4 and the CUDA graph's 45.7; on an H200, 9.28 before
-// the ring, 9.16 with it, 8.92 with the rows' bulk copies. Each phase is a short chain of dependent
-// loads, shuffles and FMAs with too few warps to hide it, and the step waits for the slowest
-// block at the barrier (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what
-// bounds it.
+// the ring, 9.16 with it, 8.92 with the rows' bulk copies, 8.6 with the next step's rows 16-31
+// copied during Adam. Each phase is a short chain of dependent loads, shuffles and FMAs with
+// too few warps to hide it, and the step waits for the slowest block at the barrier
+// (ENGINE_FUSED_MLP_PHASES prints both); the bytes and FLOPs are not what bounds it.
 #include <cooperative_groups.h>
 
 #include <type_traits>  // std::integral_constant
