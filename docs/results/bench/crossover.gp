@@ -7,179 +7,179 @@
 # Run in this folder: gnuplot crossover.gp  -> crossover.png, crossover.svg
 
 $matmul_cpu_cpu << EOD
-16 0.000235136
-32 0.000526683
-64 0.00359591
-128 5.98909
+16 0.000150779
+32 0.000510128
+64 0.00389951
+128 0.0291569
 EOD
 $matmul_cudnn_copies << EOD
-16 0.0384095
-32 0.0358427
-64 0.047868
-128 0.0694746
+16 0.0366186
+32 0.0394219
+64 0.0459144
+128 0.0599925
 EOD
 $matmul_cudnn_graph << EOD
-16 0.00278176
-32 0.00619106
-64 0.00404617
-128 0.00518885
+16 0.00288947
+32 0.00604444
+64 0.00404571
+128 0.00509915
 EOD
 $matmul_cudnn_resident << EOD
-16 0.00657723
-32 0.0115179
-64 0.0133614
-128 0.0126834
+16 0.00621239
+32 0.0106036
+64 0.00906789
+128 0.009293
 EOD
 $matmul_gpu_copies << EOD
-16 0.0312888
-32 0.0368513
-64 0.0432199
-128 0.0611812
+16 0.034728
+32 0.0353153
+64 0.0447777
+128 0.0537938
 EOD
 $matmul_gpu_graph << EOD
-16 0.00268862
-32 0.00269105
-64 0.00407012
-128 0.00429224
+16 0.00264301
+32 0.002656
+64 0.00396706
+128 0.00429137
 EOD
 $matmul_gpu_resident << EOD
-16 0.0043834
-32 0.00427154
-64 0.00510756
-128 0.00559782
+16 0.00417438
+32 0.00375494
+64 0.00531404
+128 0.00439467
 EOD
 $dense_cpu_cpu << EOD
-16 0.00549443
-32 0.00931695
-64 0.0187606
-128 0.0541029
+16 0.00284871
+32 0.00566326
+64 0.0170454
+128 0.0457611
 EOD
 $dense_cudnn_copies << EOD
-16 0.0635074
-32 0.0716754
-64 0.0720927
-128 0.075085
+16 0.0566858
+32 0.053562
+64 0.0586464
+128 0.0785325
 EOD
 $dense_cudnn_graph << EOD
-16 0.0166129
-32 0.0170227
-64 0.0177797
-128 0.0219056
+16 0.0163058
+32 0.0164065
+64 0.017808
+128 0.0222528
 EOD
 $dense_cudnn_resident << EOD
-16 0.0492672
-32 0.0542144
-64 0.0504533
-128 0.054112
+16 0.038464
+32 0.0375286
+64 0.0392443
+128 0.0575716
 EOD
 $dense_gpu_copies << EOD
-16 0.0412939
-32 0.0431124
-64 0.0412761
-128 0.0477711
+16 0.0345588
+32 0.0341995
+64 0.0396018
+128 0.0405093
 EOD
 $dense_gpu_graph << EOD
-16 0.00947423
-32 0.00979774
-64 0.0124985
-128 0.013
+16 0.0093864
+32 0.00952457
+64 0.0123995
+128 0.0129745
 EOD
 $dense_gpu_resident << EOD
-16 0.0236766
-32 0.0225634
-64 0.0254684
-128 0.0283964
+16 0.0185031
+32 0.018633
+64 0.0228752
+128 0.0225851
 EOD
 $conv_cpu_cpu << EOD
-4 0.423461
-8 0.679236
+4 0.424982
+8 0.714712
 EOD
 $conv_cudnn_copies << EOD
-4 0.193943
-8 0.295573
+4 0.247612
+8 0.266432
 EOD
 $conv_cudnn_graph << EOD
-4 0.05344
-8 0.0782263
+4 0.0536036
+8 0.078112
 EOD
 $conv_cudnn_resident << EOD
-4 0.0988672
-8 0.100896
+4 0.13132
+8 0.0917632
 EOD
 $conv_gpu_copies << EOD
-4 0.117523
-8 0.189036
+4 0.116244
+8 0.161919
 EOD
 $conv_gpu_graph << EOD
-4 0.038688
-8 0.0474432
+4 0.0384911
+8 0.0470112
 EOD
 $conv_gpu_resident << EOD
-4 0.0447218
-8 0.0528889
+4 0.0447822
+8 0.0544107
 EOD
 $mlp_step_cpu_cpu << EOD
-1 0.11557
-2 0.125586
-4 0.132319
-8 0.177513
-16 0.209899
-32 0.201255
-64 0.285949
+1 0.109164
+2 0.113063
+4 0.132684
+8 0.141694
+16 0.210958
+32 0.214806
+64 0.290745
 EOD
 $mlp_step_cudnn_copies << EOD
-1 0.124187
-2 0.150763
-4 0.151105
-8 0.157972
-16 0.151789
-32 0.174992
-64 0.167144
+1 0.116823
+2 0.139843
+4 0.137153
+8 0.150969
+16 0.148914
+32 0.153557
+64 0.169543
 EOD
 $mlp_step_cudnn_graph << EOD
-1 0.0348801
-2 0.040399
-4 0.040767
-8 0.0902715
-16 0.0910503
-32 0.048543
-64 0.0519704
+1 0.0344185
+2 0.0398917
+4 0.039988
+8 0.0897618
+16 0.0908695
+32 0.0489905
+64 0.0520418
 EOD
 $mlp_step_cudnn_resident << EOD
-1 0.103472
-2 0.119609
-4 0.120221
-8 0.123554
-16 0.120434
-32 0.127559
-64 0.132306
+1 0.108308
+2 0.118453
+4 0.115872
+8 0.122108
+16 0.121218
+32 0.121395
+64 0.126203
 EOD
 $mlp_step_gpu_copies << EOD
-1 0.119823
-2 0.108061
-4 0.133165
-8 0.150822
-16 0.114622
-32 0.144271
-64 0.129631
+1 0.104732
+2 0.105076
+4 0.108012
+8 0.112902
+16 0.119921
+32 0.124313
+64 0.126891
 EOD
 $mlp_step_gpu_graph << EOD
-1 0.0361841
-2 0.036856
-4 0.0366111
-8 0.0371279
-16 0.0376981
-32 0.0379102
-64 0.0421945
+1 0.0363177
+2 0.0364999
+4 0.0363891
+8 0.0371288
+16 0.03785
+32 0.0380489
+64 0.0419741
 EOD
 $mlp_step_gpu_resident << EOD
-1 0.0925343
-2 0.0933468
-4 0.091353
-8 0.0927292
-16 0.0895748
-32 0.0955072
-64 0.0957685
+1 0.0869598
+2 0.0871577
+4 0.0890908
+8 0.0967538
+16 0.091311
+32 0.0906725
+64 0.0921952
 EOD
 
 reset
@@ -196,12 +196,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 81.6669, graph 0 to 81.6669, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~81.7' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 66.1606, graph 0 to 66.1606, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~66.2' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 64.7505, graph 0 to 64.7505, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~64.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 70.5497, graph 0 to 70.5497, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~70.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.3953, graph 0 to 64.3953, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -211,12 +209,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 82.5631, graph 0 to 82.5631, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~82.6' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 72.2894, graph 0 to 72.2894, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~72.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 64.7342, graph 0 to 64.7342, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'cudnn graph overtakes cpu at ~64.7' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 85.903, graph 0 to 85.903, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~85.9' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.9237, graph 0 to 64.9237, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~64.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -226,12 +222,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 116.458, graph 0 to 116.458, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~116' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 79.9855, graph 0 to 79.9855, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~80' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 34.5408, graph 0 to 34.5408, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~34.5' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 117.268, graph 0 to 117.268, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~117' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 78.4707, graph 0 to 78.4707, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~78.5' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 49.1905, graph 0 to 49.1905, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~49.2' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -241,8 +237,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 60.4717, graph 0 to 60.4717, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 1 'cudnn graph overtakes cpu at ~60.5' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
+set arrow 1 from 66.5901, graph 0 to 66.5901, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~66.6' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -270,8 +266,6 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 4.10577, graph 0 to 4.10577, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~4.11' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -281,8 +275,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 5.78512, graph 0 to 5.78512, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~5.79' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 8.90134, graph 0 to 8.90134, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~8.9' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 2.38805, graph 0 to 2.38805, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~2.39' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -298,12 +294,10 @@ set multiplot layout 4,2 title 'CPU vs GPU, median time per step (log-log)'
 set title 'matmul: cpu vs gpu'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 81.6669, graph 0 to 81.6669, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~81.7' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 66.1606, graph 0 to 66.1606, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~66.2' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 64.7505, graph 0 to 64.7505, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~64.8' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 70.5497, graph 0 to 70.5497, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu resident overtakes cpu at ~70.5' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.3953, graph 0 to 64.3953, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'gpu graph overtakes cpu at ~64.4' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $matmul_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -313,12 +307,10 @@ unset label
 set title 'matmul: cpu vs cudnn'
 set xlabel 'n'
 set ylabel 'ms per step'
-set arrow 1 from 82.5631, graph 0 to 82.5631, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~82.6' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 72.2894, graph 0 to 72.2894, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'cudnn resident overtakes cpu at ~72.3' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 64.7342, graph 0 to 64.7342, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'cudnn graph overtakes cpu at ~64.7' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 85.903, graph 0 to 85.903, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 1 'cudnn resident overtakes cpu at ~85.9' at graph 0.98, graph 0.06 right tc rgb '#d62728'
+set arrow 2 from 64.9237, graph 0 to 64.9237, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn graph overtakes cpu at ~64.9' at graph 0.98, graph 0.12 right tc rgb '#2ca02c'
 plot $matmul_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $matmul_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $matmul_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -328,12 +320,12 @@ unset label
 set title 'dense: cpu vs gpu'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 116.458, graph 0 to 116.458, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~116' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
-set arrow 2 from 79.9855, graph 0 to 79.9855, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
-set label 2 'gpu resident overtakes cpu at ~80' at graph 0.98, graph 0.12 right tc rgb '#d62728'
-set arrow 3 from 34.5408, graph 0 to 34.5408, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 3 'gpu graph overtakes cpu at ~34.5' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
+set arrow 1 from 117.268, graph 0 to 117.268, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'gpu copies overtakes cpu at ~117' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 78.4707, graph 0 to 78.4707, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'gpu resident overtakes cpu at ~78.5' at graph 0.98, graph 0.12 right tc rgb '#d62728'
+set arrow 3 from 49.1905, graph 0 to 49.1905, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 3 'gpu graph overtakes cpu at ~49.2' at graph 0.98, graph 0.18 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $dense_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -343,8 +335,8 @@ unset label
 set title 'dense: cpu vs cudnn'
 set xlabel 'width'
 set ylabel 'ms per step'
-set arrow 1 from 60.4717, graph 0 to 60.4717, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
-set label 1 'cudnn graph overtakes cpu at ~60.5' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
+set arrow 1 from 66.5901, graph 0 to 66.5901, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c'
+set label 1 'cudnn graph overtakes cpu at ~66.6' at graph 0.98, graph 0.06 right tc rgb '#2ca02c'
 plot $dense_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $dense_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $dense_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \
@@ -372,8 +364,6 @@ unset label
 set title 'mlp_step: cpu vs gpu'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 4.10577, graph 0 to 4.10577, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'gpu copies overtakes cpu at ~4.11' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_gpu_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'gpu copies', \
      $mlp_step_gpu_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'gpu resident', \
@@ -383,8 +373,10 @@ unset label
 set title 'mlp_step: cpu vs cudnn'
 set xlabel 'batch'
 set ylabel 'ms per step'
-set arrow 1 from 5.78512, graph 0 to 5.78512, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
-set label 1 'cudnn copies overtakes cpu at ~5.79' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 1 from 8.90134, graph 0 to 8.90134, graph 1 nohead dt 2 lw 1.5 lc rgb '#ff7f0e'
+set label 1 'cudnn copies overtakes cpu at ~8.9' at graph 0.98, graph 0.06 right tc rgb '#ff7f0e'
+set arrow 2 from 2.38805, graph 0 to 2.38805, graph 1 nohead dt 2 lw 1.5 lc rgb '#d62728'
+set label 2 'cudnn resident overtakes cpu at ~2.39' at graph 0.98, graph 0.12 right tc rgb '#d62728'
 plot $mlp_step_cpu_cpu using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f77b4' title 'cpu', \
      $mlp_step_cudnn_copies using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#ff7f0e' title 'cudnn copies', \
      $mlp_step_cudnn_resident using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#d62728' title 'cudnn resident', \

@@ -1,4 +1,4 @@
-# apps/bench: seconds per epoch of every training experiment by device (the default setting: every experiment cut short (a few epochs; CPU epochs extrapolated from a few steps; the sweeps bounded) to finish in minutes, 2026-11-29 01:46 UTC).
+# apps/bench: seconds per epoch of every training experiment by device (the default setting: every experiment cut short (a few epochs; CPU epochs extrapolated from a few steps; the sweeps bounded) to finish in minutes, 2026-11-29 07:02 UTC).
 # Run in this folder: gnuplot epoch_seconds.gp
 # CPU: Intel(R) Xeon(R) Processor
 # CPU threads: 16 used of 16 hardware threads

@@ -7,92 +7,92 @@
 # Run in this folder: gnuplot matmul_sweep.gp  -> matmul_sweep.png/.svg, matmul_sweep_square.png/.svg
 
 $cpu_matmul << EOD
-100 0.000622
-1000 0.000686
-10000 0.001385
-100000 0.00718
-1000000 0.01305
-10000000 0.45067
+100 0.000493
+1000 0.000536
+10000 0.001306
+100000 0.006764
+1000000 0.015003
+10000000 0.474897
 EOD
 $gpu_matmul << EOD
-100 0.006976
-1000 0.006336
-10000 0.013792
-100000 0.01216
-1000000 0.014336
-10000000 0.031872
+100 0.00672
+1000 0.005152
+10000 0.011808
+100000 0.012256
+1000000 0.012928
+10000000 0.028448
 EOD
 $cudnn_matmul << EOD
-100 0.016256
-1000 0.019296
-10000 0.022144
-100000 0.016512
-1000000 0.017152
-10000000 0.049376
+100 0.015552
+1000 0.0184
+10000 0.021472
+100000 0.013248
+1000000 0.014208
+10000000 0.048224
 EOD
 $cpu_generate_matmul << EOD
-100 0.005888
-1000 0.032082
-10000 0.035952
-100000 0.369387
-1000000 3.25974
-10000000 32.5829
+100 0.005846
+1000 0.025521
+10000 0.036778
+100000 0.275664
+1000000 2.75692
+10000000 28.2937
 EOD
 $gpu_generate_matmul << EOD
-100 0.015264
-1000 0.015328
-10000 0.021248
-100000 0.021024
-1000000 0.021408
-10000000 0.08864
+100 0.01424
+1000 0.015712
+10000 0.020192
+100000 0.020032
+1000000 0.018752
+10000000 0.086848
 EOD
 $cudnn_generate_matmul << EOD
-100 0.023552
-1000 0.030272
-10000 0.03136
-100000 0.024256
-1000000 0.026496
-10000000 0.115648
+100 0.022304
+1000 0.025568
+10000 0.030624
+100000 0.020672
+1000000 0.021504
+10000000 0.114272
 EOD
 $gpu_copies_matmul << EOD
 100 0.039872
-1000 0.04048
-10000 0.051648
-100000 0.109504
-1000000 0.959776
-10000000 11.3411
+1000 0.039776
+10000 0.050976
+100000 0.10432
+1000000 0.824704
+10000000 10.4627
 EOD
 $cudnn_copies_matmul << EOD
-100 0.045952
-1000 0.047776
-10000 0.060928
-100000 0.14272
-1000000 0.965888
-10000000 11.4538
+100 0.045984
+1000 0.047008
+10000 0.06032
+100000 0.115232
+1000000 0.874944
+10000000 10.5362
 EOD
 $cpu_square << EOD
-64 99.4854
-128 112.914
-256 361.535
-512 647.585
-1024 951.926
-2048 1012.61
+64 142.47
+128 0.699022
+256 230.605
+512 569.065
+1024 811.596
+2048 965.183
 EOD
 $gpu_square << EOD
-64 52.0127
-128 412.176
-256 2937.19
-512 9731.56
-1024 23713.4
-2048 42457.2
+64 52.345
+128 444.312
+256 2681.78
+512 9393.74
+1024 23654.9
+2048 41835.2
 EOD
 $cudnn_square << EOD
-64 31.0892
-128 249.186
-256 1588.75
-512 10082.5
-1024 30080.2
-2048 48709
+64 37.4064
+128 250.616
+256 1724.63
+512 10727.1
+1024 32341.6
+2048 49101.1
 EOD
 
 reset
@@ -107,20 +107,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.031872 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049376 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.012928 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.014208 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015328 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015712 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030272 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030624 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -142,9 +142,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 412.176 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 444.312 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 250.616 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
@@ -160,20 +160,20 @@ set multiplot layout 1,3 title 'c = a . b, a [1,n], b [n,1]: median time per cal
 set xlabel 'n'
 set ylabel 'ms'
 set title 'matmul only (data on the device)'
-set arrow 1 from first 10000000, graph 0.9 to first 10000000, first 0.031872 lw 1.5 lc rgb '#d62728'
-set label 1 'gpu beats cpu from n = 10^{7}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 10000000, graph 0.82 to first 10000000, first 0.049376 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{7}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 1 from first 1000000, graph 0.9 to first 1000000, first 0.012928 lw 1.5 lc rgb '#d62728'
+set label 1 'gpu beats cpu from n = 10^{6}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
+set arrow 2 from first 1000000, graph 0.82 to first 1000000, first 0.014208 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{6}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
 unset arrow
 unset label
 set title 'random normal a, b + matmul'
-set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015328 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 1000, graph 0.9 to first 1000, first 0.015712 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 10^{3}' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 1000, graph 0.82 to first 1000, first 0.030272 lw 1.5 lc rgb '#2ca02c'
-set label 2 'cudnn beats cpu from n = 10^{3}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
+set arrow 2 from first 10000, graph 0.82 to first 10000, first 0.030624 lw 1.5 lc rgb '#2ca02c'
+set label 2 'cudnn beats cpu from n = 10^{4}' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
      $cudnn_generate_matmul using 1:2 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'cudnn'
@@ -195,9 +195,9 @@ set xlabel 'n (n x n @ n x n)'
 set ylabel 'GFLOP/s'
 set key top left
 set title 'square matmul, FP32'
-set arrow 1 from first 128, graph 0.9 to first 128, first 412.176 lw 1.5 lc rgb '#d62728'
+set arrow 1 from first 128, graph 0.9 to first 128, first 444.312 lw 1.5 lc rgb '#d62728'
 set label 1 'gpu beats cpu from n = 128' at graph 0.97, graph 0.1 right tc rgb '#d62728'
-set arrow 2 from first 128, graph 0.82 to first 128, first 249.186 lw 1.5 lc rgb '#2ca02c'
+set arrow 2 from first 128, graph 0.82 to first 128, first 250.616 lw 1.5 lc rgb '#2ca02c'
 set label 2 'cudnn beats cpu from n = 128' at graph 0.97, graph 0.17 right tc rgb '#2ca02c'
 plot $cpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'cpu', \
      $gpu_square using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'gpu', \
