@@ -19,6 +19,7 @@
 #include "apps/bench/experiment.h"
 #include "apps/bench/fingerprint.h"
 #include "apps/bench/runner.h"
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/bench_report.h"
 #include "apps/common/stop_signals.h"

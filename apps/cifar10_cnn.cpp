@@ -11,6 +11,7 @@
 #include <memory>
 #include <utility>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
 #include "datasets/cifar10.h"

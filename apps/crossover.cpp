@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/sweep_files.h"
 #include "apps/common/sweep_options.h"

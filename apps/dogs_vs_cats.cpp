@@ -21,6 +21,7 @@
 #include <sstream>
 #include <utility>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/rank_launcher.h"
 #include "apps/common/training_report.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/spread.h"
 #include "apps/common/training_report.h"

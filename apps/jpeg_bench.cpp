@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/common/app_options.h"
+#include "apps/common/app_flags.h"
 #include "core/tensor.h"
 #include "datasets/image_folder.h"
 #include "datasets/jpeg_image.h"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "core/conv_geometry.h"
 #include "core/device_services.h"

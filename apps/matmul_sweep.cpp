@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/crossover_analysis.h"
 #include "apps/common/sweep_files.h"

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "apps/common/training_report.h"
 #include "datasets/mnist.h"

@@ -26,7 +26,7 @@ std::string printable(std::string_view text, size_t limit);
 std::string valid_utf8(std::string_view text);
 
 // From now on, every message of spdlog's default logger is printed as printable() makes it.
-// run_app (apps/common/app_options.h) calls it first; calling it again changes nothing.
+// run_app (apps/common/app_flags.h) calls it first; calling it again changes nothing.
 void print_log_messages_printable();
 
 }  // namespace engine

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/app_options.h"
 #include "core/device_services.h"
 #include "core/dispatch.h"

@@ -1,5 +1,6 @@
 #include "apps/common/sweep_options.h"
 
+#include "apps/common/app_flags.h"
 #include "core/device_services.h"
 
 namespace engine::apps {

@@ -2,11 +2,16 @@
 // run (apps/matmul_sweep, apps/crossover): where a training app runs on one device, these
 // compare the CPU with the GPU, so --device also takes "all", and --cpu with --gpu means both.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "apps/common/app_options.h"
+
+// CLI11's App, declared only: the .cpp registers the flags (apps/common/app_flags.h), and
+// <CLI/CLI.hpp> here would cost every file that includes this header ~8 s of compiling.
+namespace CLI {
+class App;
+}
 
 namespace engine::apps {
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/app_flags.h"
 #include "apps/common/breakdown_report.h"
 #include "apps/common/rank_launcher.h"
 #include "apps/common/spread.h"

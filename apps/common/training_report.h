@@ -16,6 +16,12 @@
 #include "nn/sequential.h"
 #include "nn/training.h"
 
+// CLI11's App, declared only: the .cpp registers the flags (apps/common/app_flags.h), and
+// <CLI/CLI.hpp> here would cost every file that includes this header ~8 s of compiling.
+namespace CLI {
+class App;
+}
+
 namespace engine::apps {
 
 // The first `count` images of `images` (all of them when count < 0) on `device`:
