@@ -343,8 +343,12 @@ TEST_CASE("conv2d_bias_activation equals conv2d then bias_activation: values, gr
     return from_doubles(gradcheck::uniform(rng, gradcheck::count(shape), -1, 1), shape);
   };
   for (const Activation act : {Activation::None, Activation::Relu, Activation::Tanh, Activation::Sigmoid}) {
-    for (const auto& [stride, padding] :
+    // Named copies, not a structured binding: C++17 lets no lambda (INFO's, the fused one)
+    // capture a binding, and Clang refuses it where GCC lets it through.
+    for (const auto& setting :
          {std::pair{int64_t{1}, Padding::Same}, std::pair{int64_t{2}, Padding::Valid}}) {
+      const int64_t stride = setting.first;
+      const Padding padding = setting.second;
       INFO(engine::activation_name(act), ", stride ", stride);
       Tensor x = random(x_shape).set_requires_grad(true);
       Tensor w = random(w_shape).set_requires_grad(true);

@@ -74,8 +74,9 @@ TEST_CASE("gpu parity: elementwise_jvp, every activation and a product, K direct
   Generator rng(41);
   // (n, K): one element; odd sizes; many directions of a few elements (the grid's y axis);
   // few directions of many elements.
-  for (const auto& [n, K] : std::vector<std::pair<int64_t, int64_t>>{
+  for (const auto& size : std::vector<std::pair<int64_t, int64_t>>{
            {1, 1}, {7, 3}, {1000, 1}, {33, 700}, {20000, 5}, {257, 70000}}) {
+    const int64_t n = size.first, K = size.second;  // not a binding: INFO's lambda captures them
     for (Activation act : {Activation::Relu, Activation::Tanh, Activation::Sigmoid, Activation::None}) {
       INFO("n ", n, ", K ", K, ", act ", static_cast<int>(act));
       // y: a valid output of the activation (tanh in (-1, 1), sigmoid in (0, 1), relu >= 0
