@@ -41,6 +41,8 @@ inline const std::vector<FusedCase>& fused_cases() {
       {"the head alone, 1 class", 12, {}, 1, 0.0f, 4, 20, 3},
       {"no dropout, no activation", 50, {33}, 10, 0.0f, 16, 64, 2, false},
       {"100-299-10: 4 units a block on 132 SMs, 3 in the last", 100, {299}, 10, 0.2f, 32, 64, 3},
+      {"600-150-10: 2 units a block, rows 16-31 copied at a step's start", 600, {150}, 10, 0.2f,
+       32, 96, 3},
       {"odd widths 37-45-5, batch 7", 37, {45}, 5, 0.3f, 7, 30, 4},
   };
   return cases;
