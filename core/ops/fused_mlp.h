@@ -67,7 +67,7 @@ constexpr int FUSED_MLP_STATIONARY_MAX_COLUMNS = 16;  // a warp or more per owne
 constexpr int FUSED_MLP_STATIONARY_MAX_CLASSES = 16;  // a register each in the head's loops
 // Where a full batch's rows leave room, they lie in a ring of 48 row slots: the next step's
 // first 16 rows are copied into the 16 slots this step does not use while its head runs, and
-// only the other 16 are left for the next step's start.
+// the other 16 into this step's first 16 slots once its Adam has read them.
 constexpr int FUSED_MLP_STATIONARY_RING_ROWS = FUSED_MLP_STATIONARY_MAX_ROWS * 3 / 2;
 
 // Where each array lies in a block's shared memory, in floats from its start (each array
