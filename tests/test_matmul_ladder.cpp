@@ -3,7 +3,8 @@
 // four transposes, alpha/beta, split-K, and operands that start off a 16-byte boundary. The
 // same for small_splitk (kernels/matmul/small_splitk.cu), with its counters checked back at
 // zero after every call, for add_partials' two sums in one launch, and for the engine's
-// matmul at the seed models' shapes, called twice and replayed in a graph. GPU only: gpu_skip_main.cpp reports "Skipped" without a GPU.
+// matmul at the seed models' shapes, called twice and replayed in a graph. GPU only:
+// gpu_skip_main.cpp reports "Skipped" without a GPU.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -6,12 +6,7 @@
 #include <vector>
 
 #include "apps/common/app_options.h"
-
-// CLI11's App, declared only: the .cpp registers the flags (apps/common/app_flags.h), and
-// <CLI/CLI.hpp> here would cost every file that includes this header ~8 s of compiling.
-namespace CLI {
-class App;
-}
+#include "apps/common/cli_app.h"
 
 namespace engine::apps {
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps/common/app_options.h"
+#include "apps/common/cli_app.h"
 #include "core/device.h"
 #include "core/shape.h"
 #include "datasets/mnist.h"
@@ -15,12 +16,6 @@
 #include "nn/progress.h"
 #include "nn/sequential.h"
 #include "nn/training.h"
-
-// CLI11's App, declared only: the .cpp registers the flags (apps/common/app_flags.h), and
-// <CLI/CLI.hpp> here would cost every file that includes this header ~8 s of compiling.
-namespace CLI {
-class App;
-}
 
 namespace engine::apps {
 

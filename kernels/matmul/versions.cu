@@ -227,7 +227,8 @@ void add_partials(const PartialSums& first, const PartialSums& second, cudaStrea
 }
 
 void split_k_reduce(const Gemm& g, int slices, cudaStream_t stream) {
-  add_partials(PartialSums{g.partial, slices, g.M, g.N, g.C, g.ldc, g.alpha, g.beta}, PartialSums{}, stream);
+  add_partials(PartialSums{g.partial, slices, g.M, g.N, g.C, g.ldc, g.alpha, g.beta},
+               PartialSums{}, stream);
 }
 
 void add_partials(const float* partial, int slices, int rows, int cols, float* out, cudaStream_t stream) {
