@@ -1,10 +1,10 @@
 // The whole MLP training loop in one kernel launch (core/ops/fused_mlp.h): every step of a
 // chunk of an epoch, each step's phases separated by grid-wide barriers. This is the streaming
 // kernel, for any MLP the op takes: the weights stay in global memory (L2) and stream through
-// the SMs every phase. An MLP of one hidden layer whose weights fit the SMs' shared memory runs
-// in the weight-stationary kernel instead (kernels/fused_mlp_stationary.cu); the host side at
-// the end of this file picks one. The CPU reference, phase for phase, is cpu/fused_mlp.cpp; the
-// lesson, docs/FUSED_MLP.md.
+// the SMs every phase. An MLP of one or two hidden layers whose weights fit the SMs' shared
+// memory runs in a weight-stationary kernel instead (kernels/fused_mlp_stationary.cu,
+// kernels/fused_mlp_stationary_two.cu); the host side at the end of this file picks one. The
+// CPU reference, phase for phase, is cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
 //
 // Why: the seed's small model (784 -> 128 -> 10, batch 32) does ~13 MFLOP and moves ~3 MB a
 // step, under 2 us of an H100's work, but op by op it is 23 kernels, ~46 us a step even
@@ -242,28 +242,23 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
     if (threadIdx.x == 0) lr_t = static_cast<float>(adam_step_size(a.adam, first_step + s + 1));
     __syncthreads();  // lr_t is set (the barriers below order the rest)
     PhaseClock clock(a, s);
-    const auto barrier = [&] {
-      clock.mark();
-      grid.sync();
-      clock.mark();
-    };
     clock.mark();
 
     for (int l = 0; l + 1 < a.layers; ++l) {
       forward_layer(a, rows, l, step, partial);
-      barrier();  // layer l's output is complete before layer l + 1 (or the head) reads it
+      clock.barrier(grid);  // layer l's output is complete before layer l + 1 (or the head) reads it
     }
     head(a, rows, step, partial);
-    barrier();  // dlogits and the top hidden layer's gradient are complete
+    clock.barrier(grid);  // dlogits and the top hidden layer's gradient are complete
     for (int l = a.layers - 2; l >= 1; --l) {
       input_gradient(a, l, step, partial);  // reads W_l: Adam on it waits for the next phase
       adam_layer(a, rows, l + 1, lr_t, partial);
-      barrier();
+      clock.barrier(grid);
     }
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
     adam_layer(a, rows, 0, lr_t, partial);
     if (blockIdx.x == 0 && threadIdx.x == 0) sums.add(a.row_loss, a.row_hit, a.batch);
-    barrier();  // the weights are updated before the next step's forward pass reads them
+    clock.barrier(grid);  // the weights are updated before the next step's forward pass reads them
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     sums.store(a);
@@ -403,6 +398,9 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.row_hit = w + at.row_hit;
   a.head_copy[0] = w + at.head_copy[0];
   a.head_copy[1] = w + at.head_copy[1];
+  a.layer_copy[0] = w + at.layer_copy[0];
+  a.layer_copy[1] = w + at.layer_copy[1];
+  a.logit_partials = w + at.logit_partials;
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
@@ -423,14 +421,20 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
                                             sizeof(unsigned long long)));
     }
   }
-  if (stationary) {
+  const bool two_hidden = a.layers == 3;
+  if (stationary && two_hidden) {
+    launch_stationary_two(a, shape);
+  } else if (stationary) {
     launch_stationary(a, shape);
   } else {
     launch_streaming(a);
   }
   if (clocked > 1) {
     print_phases(stationary ? "stationary" : "streaming",
-                 stationary ? stationary_phases() : streaming_phases(a.layers), a.clock, clocked);
+                 !stationary  ? streaming_phases(a.layers)
+                 : two_hidden ? stationary_two_phases()
+                              : stationary_phases(),
+                 a.clock, clocked);
   }
   if (clocked > 1 && stationary) print_arrivals(a.arrival, clocked, shape.blocks);
   if (clocked > 0) {

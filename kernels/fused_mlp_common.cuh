@@ -1,8 +1,10 @@
-// What the two fused MLP kernels share (core/ops/fused_mlp.h): their arguments, the dropout
+// What the fused MLP kernels share (core/ops/fused_mlp.h): their arguments, the dropout
 // factor of a hidden unit, and the clock that times a step's phases
 // (ENGINE_FUSED_MLP_PHASES=1). kernels/fused_mlp.cu is the streaming kernel and the host side
-// that picks one; kernels/fused_mlp_stationary.cu the weight-stationary kernel.
+// that picks one; kernels/fused_mlp_stationary.cu and fused_mlp_stationary_two.cu the
+// weight-stationary kernels for one and two hidden layers.
 #pragma once
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -39,6 +41,8 @@ struct Args {
   float* grad[MAX_HIDDEN];  // their gradients
   float *dlogits, *row_loss, *row_hit;
   float* head_copy[2];  // the stationary kernel's head, by step parity (fused_mlp_workspace)
+  float* layer_copy[2];  // the two-hidden kernel's second layer, by step parity
+  float* logit_partials;  // ... and its blocks' sums of the logits
   float *loss_sum, *correct;
   // ENGINE_FUSED_MLP_PHASES: where block 0 writes the GPU's clock (ns) at each phase's start
   // and end, CLOCK_MARKS per step for the first CLOCK_STEPS steps (null: not timed).
@@ -104,6 +108,16 @@ struct BatchSums {
   }
 };
 
+// Moves one number of a stationary kernel's state: into shared memory at a launch's start
+// (load), back to the model's buffer at its end.
+__device__ __forceinline__ void move_value(bool load, float* shared_value, float& value) {
+  if (load) {
+    *shared_value = value;
+  } else {
+    value = *shared_value;
+  }
+}
+
 __device__ __forceinline__ unsigned long long global_nanoseconds() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -122,6 +136,12 @@ class PhaseClock {
     if (slot_ != nullptr) slot_[marks_] = global_nanoseconds();
     ++marks_;
   }
+  // The grid-wide barrier that ends a phase, marked on both sides.
+  __device__ void barrier(cooperative_groups::grid_group& grid) {
+    mark();
+    grid.sync();
+    mark();
+  }
 
  private:
   unsigned long long* slot_;
@@ -136,9 +156,12 @@ void print_phases(const char* kernel, const std::vector<std::string>& phases,
 // the last of them.
 void print_arrivals(const unsigned long long* device_arrival, int64_t steps, int64_t blocks);
 
-// The weight-stationary kernel (kernels/fused_mlp_stationary.cu): its launch, and the phases
-// its clock marks, in order.
+// The weight-stationary kernels (kernels/fused_mlp_stationary.cu for one hidden layer,
+// kernels/fused_mlp_stationary_two.cu for two): their launches, and the phases their clocks
+// mark, in order.
 void launch_stationary(const Args& a, const FusedMlpStationaryShape& shape);
 std::vector<std::string> stationary_phases();
+void launch_stationary_two(const Args& a, const FusedMlpStationaryShape& shape);
+std::vector<std::string> stationary_two_phases();
 
 }  // namespace engine::cuda::fused_mlp

@@ -369,11 +369,7 @@ struct Block {
   // and come back from the copy the last step wrote.
   __device__ void move_state(bool load) {
     const auto move = [load](float* shared_value, float& value) {
-      if (load) {
-        *shared_value = value;
-      } else {
-        value = *shared_value;
-      }
+      move_value(load, shared_value, value);
     };
     for (int i = tid; i < columns * depth; i += THREADS) {
       const int u = i / depth, k = i - u * depth;

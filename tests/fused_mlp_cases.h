@@ -26,16 +26,29 @@ struct FusedCase {
   float dropout;  // after every hidden layer (0: none)
   int64_t batch, rows, steps;
   bool relu = true;
+  // Weights allowed to differ by more than 1e-3 x (1e-3 + |w|) from the op-by-op steps' (see
+  // WeightGap): none but in the wide model, where among 1.8 M weights a few have gradients that
+  // cancel to their rounding, whose sign then picks the direction of Adam's step. One step of
+  // it: over more, those weights move the next steps' gradients and the trainings drift apart
+  // (three steps: 221 K weights beyond, the GPU's op-by-op steps against the CPU reference, the
+  // fused kernels aside; the plans of two narrower hidden layers cover several steps).
+  int64_t outliers = 0;
 };
 
-// The seed's small and (narrowed) wide models, and odd shapes: widths that are no multiple of
-// 4, batch 1 and 33, a head of 1 to 32 classes, no hidden layer, three of them, no dropout,
-// no activation, several hidden units a block of the weight-stationary kernel.
+// The seed's small and wide models (and the wide one narrowed), and odd shapes: widths that are
+// no multiple of 4, batch 1 and 33, a head of 1 to 32 classes, no hidden layer, three of them,
+// two of different widths, no dropout, no activation, several hidden units a block of the
+// weight-stationary kernels.
 inline const std::vector<FusedCase>& fused_cases() {
   static const std::vector<FusedCase> cases = {
       {"seed small 784-128-10, batch 32", 784, {128}, 10, 0.2f, 32, 200, 4},
       {"784-100-7, batch 33", 784, {100}, 7, 0.2f, 33, 100, 3},
       {"wide-shaped 784-200-200-10", 784, {200, 200}, 10, 0.2f, 32, 96, 3},
+      {"the seed's wide 784-1000-1000-10, one step", 784, {1000, 1000}, 10, 0.2f, 32, 32, 1, true,
+       100},
+      {"two hidden layers 30-20-150-6, batch 7", 30, {20, 150}, 6, 0.3f, 7, 30, 4},
+      {"two hidden layers 37-45-29-5, no dropout or activation", 37, {45, 29}, 5, 0.0f, 5, 20, 3,
+       false},
       {"batch 1", 20, {16}, 3, 0.5f, 1, 10, 5},
       {"three hidden layers, 32 classes", 30, {20, 19, 21}, 32, 0.1f, 8, 40, 3},
       {"the head alone, 1 class", 12, {}, 1, 0.0f, 4, 20, 3},
@@ -113,15 +126,38 @@ inline void train_fused(nn::Sequential& model, const nn::Dataset& data,
   metrics.samples += c.steps * c.batch;
 }
 
-// The largest |a - b| / (1e-3 + |b|) over the parameters: Adam's first steps move each weight
-// by about the learning rate whatever its gradient's size, so a weight whose gradient is near
-// zero may move differently on rounding alone; the bound is set against that.
-inline double worst_relative(const std::vector<float>& a, const std::vector<float>& b) {
+// How far a's weights are from b's: the largest |a - b| / (1e-3 + |b|), and how many weights
+// exceed 1e-3 that way. Adam's first steps move each weight by about the learning rate whatever
+// its gradient's size, so a weight whose gradient is near zero may move differently on rounding
+// alone; the bound is set against that. The largest |a - b| too: a weight that Adam's steps
+// took the other way is at most two of them (2 x the learning rate) a step apart.
+struct WeightGap {
   double worst = 0.0;
+  int64_t beyond = 0;
+  double largest = 0.0;
+};
+inline WeightGap weight_gap(const std::vector<float>& a, const std::vector<float>& b) {
+  WeightGap gap;
   for (size_t i = 0; i < a.size(); ++i) {
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / (1e-3 + std::abs(b[i])));
+    const double diff = std::abs(static_cast<double>(a[i]) - b[i]);
+    const double relative = diff / (1e-3 + std::abs(b[i]));
+    gap.worst = std::max(gap.worst, relative);
+    gap.beyond += relative > 1e-3 ? 1 : 0;
+    gap.largest = std::max(gap.largest, diff);
   }
-  return worst;
+  return gap;
+}
+inline double worst_relative(const std::vector<float>& a, const std::vector<float>& b) {
+  return weight_gap(a, b).worst;
+}
+
+// Whether a's weights after a case's steps are b's to float rounding, as the case allows.
+inline bool same_training(const FusedCase& c, const std::vector<float>& a,
+                          const std::vector<float>& b) {
+  const WeightGap gap = weight_gap(a, b);
+  constexpr double LEARNING_RATE = 3e-3;  // fused_case_model's
+  return gap.beyond <= c.outliers &&
+         gap.largest <= 2.0 * LEARNING_RATE * static_cast<double>(c.steps);
 }
 
 }  // namespace engine::test

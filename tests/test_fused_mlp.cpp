@@ -29,10 +29,12 @@ TEST_CASE("the CPU reference of the fused steps trains as the op-by-op steps do"
     nn::RunningMetrics ops_metrics(Device::cpu()), fused_metrics(Device::cpu());
     train_op_by_op(ops, data, order, c, ops_metrics);
     train_fused(fused, data, order, c, fused_metrics);
-    const double worst = worst_relative(fused.parameters().values.to_vector(),
-                                        ops.parameters().values.to_vector());
-    std::printf("%-36s worst |diff| / (1e-3 + |w|) = %.2e\n", c.name, worst);
-    CHECK(worst < 1e-3);
+    const std::vector<float> w = fused.parameters().values.to_vector(),
+                             w_ops = ops.parameters().values.to_vector();
+    const WeightGap gap = weight_gap(w, w_ops);
+    std::printf("%-36s worst |diff| / (1e-3 + |w|) = %.2e, %lld beyond 1e-3\n", c.name,
+                gap.worst, static_cast<long long>(gap.beyond));
+    CHECK(same_training(c, w, w_ops));
     CHECK(fused.step_counter().to_int_vector()[0] == c.steps);
     CHECK(fused_metrics.loss() == doctest::Approx(ops_metrics.loss()).epsilon(1e-5));
     CHECK(fused_metrics.accuracy(true) == doctest::Approx(ops_metrics.accuracy(true)));
@@ -117,9 +119,10 @@ TEST_CASE("the fused kernel is taken where the model and the run allow it, else 
   }
 }
 
-TEST_CASE("by default the fused kernel is taken where the weight-stationary kernel takes the model") {
+TEST_CASE("by default the fused kernel is taken where a weight-stationary kernel takes the model") {
   nn::Sequential one_hidden = toy_model();  // 6 -> 16 -> 2
   nn::Sequential two_hidden = fused_case_model(fused_cases()[2], Device::cpu());  // 784-200-200-10
+  nn::Sequential three_hidden = fused_case_model(fused_cases()[7], Device::cpu());  // 30-20-19-21-32
   const nn::FitOptions automatic;  // FusedUse::Auto
   nn::FitOptions on;
   on.fused = nn::FusedUse::On;
@@ -128,12 +131,15 @@ TEST_CASE("by default the fused kernel is taken where the weight-stationary kern
   CHECK(small.stationary);
   CHECK(std::string(small.kernel()) == "stationary");
   const nn::FusedMlpChoice wide = choice_for(two_hidden, automatic);
-  CHECK(wide.mlp);
-  CHECK_FALSE(wide.use);
-  CHECK(wide.why_not ==
-        "the weight-stationary kernel does not take it (it takes one hidden layer, not 2); "
-        "--fused runs the streaming one");
-  const nn::FusedMlpChoice forced = choice_for(two_hidden, on);
+  CHECK(wide.use);
+  CHECK(wide.stationary);
+  const nn::FusedMlpChoice deep = choice_for(three_hidden, automatic);
+  CHECK(deep.mlp);
+  CHECK_FALSE(deep.use);
+  CHECK(deep.why_not ==
+        "the weight-stationary kernel does not take it (it takes one or two hidden layers, not "
+        "3); --fused runs the streaming one");
+  const nn::FusedMlpChoice forced = choice_for(three_hidden, on);
   CHECK(forced.use);
   CHECK_FALSE(forced.stationary);
   CHECK(std::string(forced.kernel()) == "streaming");
@@ -169,10 +175,22 @@ TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and share
       {"seed small on 28 SMs with 99 KiB", plan(784, {128}, 10), 32, 28, 99 * 1024, 0, 0,
        "a block's share (228 KiB) is more than its 99 KiB of shared memory"},
       {"64-128-10, batch 16, on 28 SMs", plan(64, {128}, 10), 16, 28, 99 * 1024, 8, 16, ""},
-      {"two hidden layers", plan(784, {200, 200}, 10), 32, 132, H100_SHARED, 0, 0,
-       "it takes one hidden layer, not 2"},
+      {"two hidden layers, 2 units of each a block", plan(784, {200, 200}, 10), 32, 132,
+       H100_SHARED, 2, 100, ""},
+      {"the seed's wide model: 8 units of each a block", plan(784, {1000, 1000}, 10), 32, 132,
+       H100_SHARED, 8, 125, ""},
+      {"two hidden layers of 20 and 150 units", plan(30, {20, 150}, 6), 7, 132, H100_SHARED, 2,
+       75, ""},
+      {"the wide model on 108 SMs", plan(784, {1000, 1000}, 10), 32, 108, 163 * 1024, 0, 0,
+       "its 1000 units in a hidden layer are more than 8 a block on 108 SMs"},
+      {"the wide model with 99 KiB", plan(784, {1000, 1000}, 10), 32, 132, 99 * 1024, 0, 0,
+       "a block's share (210 KiB) is more than its 99 KiB of shared memory"},
+      {"two hidden layers, batch 33", plan(784, {200, 200}, 10), 33, 132, H100_SHARED, 0, 0,
+       "it takes batches of up to 32 rows, not 33"},
+      {"three hidden layers", plan(30, {20, 19, 21}, 10), 8, 132, H100_SHARED, 0, 0,
+       "it takes one or two hidden layers, not 3"},
       {"the head alone", plan(12, {}, 2), 4, 132, H100_SHARED, 0, 0,
-       "it takes one hidden layer, not 0"},
+       "it takes one or two hidden layers, not 0"},
       {"batch 33", plan(784, {100}, 7), 33, 132, H100_SHARED, 0, 0,
        "it takes batches of up to 32 rows, not 33"},
       {"20 classes", plan(30, {20}, 20), 8, 132, H100_SHARED, 0, 0,

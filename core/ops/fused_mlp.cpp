@@ -1,6 +1,7 @@
 // The fused MLP steps' dispatch point and cost (core/ops/fused_mlp.h).
 #include "core/ops/fused_mlp.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -24,9 +25,52 @@ FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch) {
   const int64_t head_floats = (head.inputs + 1) * ((head.units + 3) / 4 * 4);
   w.head_copy[0] = (w.row_hit + batch + 3) / 4 * 4;  // float4-aligned
   w.head_copy[1] = w.head_copy[0] + head_floats;
-  w.floats = w.head_copy[1] + head_floats;
+  at = w.head_copy[1] + head_floats;
+  if (plan.layers.size() == 3) {
+    const int64_t second = (plan.layers[1].inputs * plan.layers[1].units + 3) / 4 * 4;
+    w.layer_copy[0] = at;  // float4-aligned, as the head copies: their rows are bulk copies
+    w.layer_copy[1] = at + second;
+    w.logit_partials = at + 2 * second;
+    at = w.logit_partials + std::max(plan.layers[0].units, plan.layers[1].units) * batch *
+                                ((head.units + 3) / 4 * 4);
+  }
+  w.floats = at;
   return w;
 }
+
+namespace {
+// fused_mlp_stationary_shape for two hidden layers (at a batch and a head it takes).
+FusedMlpStationaryShape two_hidden_shape(const FusedMlpPlan& plan, int64_t sms,
+                                         int64_t shared_bytes) {
+  FusedMlpStationaryShape shape;
+  const FusedMlpLayer &first = plan.layers[0], &second = plan.layers[1];
+  const int64_t units = std::max(first.units, second.units);
+  int64_t columns = 1;
+  while (columns * sms < units && columns < FUSED_MLP_TWO_HIDDEN_MAX_COLUMNS) columns *= 2;
+  if (columns * sms < units) {
+    shape.why_not = "its " + std::to_string(units) + " units in a hidden layer are more than " +
+                    std::to_string(FUSED_MLP_TWO_HIDDEN_MAX_COLUMNS) + " a block on " +
+                    std::to_string(sms) + " SMs";
+    return shape;
+  }
+  const int64_t bytes =
+      int64_t{sizeof(float)} *
+      fused_mlp_two_hidden_layout(static_cast<int>(first.inputs), static_cast<int>(first.units),
+                                  static_cast<int>(second.units),
+                                  static_cast<int>(plan.layers[2].units),
+                                  static_cast<int>(columns))
+          .floats;
+  if (bytes > shared_bytes) {
+    shape.why_not = "a block's share (" + std::to_string(bytes / 1024) + " KiB) is more than its " +
+                    std::to_string(shared_bytes / 1024) + " KiB of shared memory";
+    return shape;
+  }
+  shape.columns = columns;
+  shape.blocks = (units + columns - 1) / columns;
+  shape.shared_bytes = bytes;
+  return shape;
+}
+}  // namespace
 
 FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int64_t batch,
                                                    int64_t sms, int64_t shared_bytes) {
@@ -41,8 +85,9 @@ FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int
   if (forced != nullptr && std::string(forced) == "streaming") {
     return refuse("ENGINE_FUSED_MLP_KERNEL=streaming");
   }
-  if (plan.layers.size() != 2) {
-    return refuse("it takes one hidden layer, not " + std::to_string(plan.layers.size() - 1));
+  if (plan.layers.size() != 2 && plan.layers.size() != 3) {
+    return refuse("it takes one or two hidden layers, not " +
+                  std::to_string(plan.layers.size() - 1));
   }
   if (batch > FUSED_MLP_STATIONARY_MAX_ROWS) {
     return refuse("it takes batches of up to " + std::to_string(FUSED_MLP_STATIONARY_MAX_ROWS) +
@@ -52,6 +97,7 @@ FusedMlpStationaryShape fused_mlp_stationary_shape(const FusedMlpPlan& plan, int
     return refuse("it takes up to " + std::to_string(FUSED_MLP_STATIONARY_MAX_CLASSES) +
                   " classes, not " + std::to_string(plan.layers.back().units));
   }
+  if (plan.layers.size() == 3) return two_hidden_shape(plan, sms, shared_bytes);
   const FusedMlpLayer& hidden = plan.layers.front();
   if (batch * hidden.inputs > shared_bytes / int64_t{sizeof(float)}) {
     return refuse("the batch's rows alone are more than a block's shared memory");

@@ -44,10 +44,14 @@ constexpr int64_t FUSED_MLP_MAX_CLASSES = 32;  // one warp lane per class in the
 // per hidden layer its output and its gradient (batch x units each; the stationary kernel uses
 // the first layer's two as its outputs by step parity), the head's gradient (batch x classes),
 // per-row losses and hits (batch each), two copies of the head (its kernel and bias, rows
-// padded to whole float4s: the stationary kernel's head by step parity), and the floats in all.
+// padded to whole float4s: the stationary kernel's head by step parity); for two hidden layers
+// also two copies of the second one's kernel (the two-hidden kernel's, by step parity) and the
+// logits' partial sums (a block's for each row and padded class, for as many blocks as the
+// larger layer has units); and the floats in all.
 struct FusedMlpWorkspace {
   std::vector<int64_t> out, grad;
-  int64_t dlogits = 0, row_loss = 0, row_hit = 0, head_copy[2] = {0, 0}, floats = 0;
+  int64_t dlogits = 0, row_loss = 0, row_hit = 0, head_copy[2] = {0, 0}, layer_copy[2] = {0, 0},
+          logit_partials = 0, floats = 0;
 };
 FusedMlpWorkspace fused_mlp_workspace(const FusedMlpPlan& plan, int64_t batch);
 inline int64_t fused_mlp_workspace_floats(const FusedMlpPlan& plan, int64_t batch) {
@@ -70,6 +74,17 @@ constexpr int FUSED_MLP_STATIONARY_MAX_CLASSES = 16;  // a register each in the 
 // the other 16 into this step's first 16 slots once its Adam has read them.
 constexpr int FUSED_MLP_STATIONARY_RING_ROWS = FUSED_MLP_STATIONARY_MAX_ROWS * 3 / 2;
 
+// Hands out a block's shared memory to the stationary kernels' arrays, in floats from its
+// start, each array on a 16-byte boundary.
+struct SharedFloatCursor {
+  int at = 0;
+  ENGINE_HOST_DEVICE int take(int floats) {
+    const int start = at;
+    at += (floats + 3) / 4 * 4;
+    return start;
+  }
+};
+
 // Where each array lies in a block's shared memory, in floats from its start (each array
 // starts on a 16-byte boundary). Computed the same way by the kernel and by the host.
 struct FusedMlpStationaryLayout {
@@ -89,12 +104,8 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.classes_padded = (classes + 3) / 4 * 4;
   s.hidden_stride = units % 2 == 0 ? units + 1 : units;
   s.logit_stride = s.classes_padded + 1;
-  int at = 0;
-  const auto take = [&at](int floats) {
-    const int start = at;
-    at += (floats + 3) / 4 * 4;
-    return start;
-  };
+  SharedFloatCursor cursor;
+  const auto take = [&cursor](int floats) { return cursor.take(floats); };
   constexpr int rows = FUSED_MLP_STATIONARY_MAX_ROWS;
   constexpr int warps = FUSED_MLP_STATIONARY_THREADS / 32;
   s.x = take((prefetch ? FUSED_MLP_STATIONARY_RING_ROWS : batch) * inputs);  // the data set's rows
@@ -115,14 +126,68 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
   s.labels = take(rows);                                  // the rows' labels (int32)
   s.lr_t = take(FUSED_MLP_STATIONARY_THREADS);            // Adam's step sizes, 512 steps
   s.rows_landed = take(2);                                // the rows' mbarrier (8 bytes)
-  s.floats = at;
+  s.floats = cursor.at;
   return s;
 }
 
-// How the stationary kernel would run `plan` at `batch` rows on a GPU with `sms` SMs and
-// `shared_bytes` of shared memory a block: the smallest power-of-two `columns` a block for which
-// one block per SM covers the hidden units, and whether the next step's rows are prefetched
-// (a full batch, where the ring fits), or why it does not apply (a non-empty line).
+// ---- the weight-stationary kernel for two hidden layers (kernels/fused_mlp_stationary_two.cu)
+// The same idea for an MLP of two hidden layers (the seed's wide model, 784-1000-1000-10): block
+// b owns `columns` units of each hidden layer (their kernel columns, biases and moments in shared
+// memory) and its second-layer units' rows of the head, so no weight crosses between blocks but
+// the second layer's, once a step, for the first layer's input gradient (whose rows a block
+// reads: the second layer's kernel, published by step parity). The batch's rows, both hidden
+// outputs and the gradients stay in L2; three grid-wide barriers a step.
+constexpr int FUSED_MLP_TWO_HIDDEN_MAX_COLUMNS = 8;  // 32 / columns rows a warp in the dots
+
+// Where each array lies in a block's shared memory, in floats from its start; the kernel and
+// the host compute it the same way.
+struct FusedMlpTwoHiddenLayout {
+  int classes_padded = 0;
+  int w0 = 0, m0 = 0, v0 = 0, w1 = 0, m1 = 0, v1 = 0, w2 = 0, m2 = 0, v2 = 0, rows_below = 0,
+      mask0 = 0, mask1 = 0, out1 = 0, dz0 = 0, dz1 = 0, dlogits = 0, partial = 0, row_loss = 0,
+      row_hit = 0, rows = 0, labels = 0, lr_t = 0, rows_landed = 0, floats = 0;
+};
+ENGINE_HOST_DEVICE FusedMlpTwoHiddenLayout fused_mlp_two_hidden_layout(int inputs, int units0,
+                                                                       int units1, int classes,
+                                                                       int columns) {
+  FusedMlpTwoHiddenLayout s;
+  s.classes_padded = (classes + 3) / 4 * 4;
+  SharedFloatCursor cursor;
+  const auto take = [&cursor](int floats) { return cursor.take(floats); };
+  constexpr int rows = FUSED_MLP_STATIONARY_MAX_ROWS;
+  s.w0 = take(columns * (inputs + 1));  // own units of layer 0: kernel column + bias
+  s.m0 = take(columns * (inputs + 1));
+  s.v0 = take(columns * (inputs + 1));
+  s.w1 = take(columns * (units0 + 1));  // ... of layer 1
+  s.m1 = take(columns * (units0 + 1));
+  s.v1 = take(columns * (units0 + 1));
+  s.w2 = take((columns + 1) * s.classes_padded);  // layer 1's own units' rows of the head,
+  s.m2 = take((columns + 1) * s.classes_padded);  // and the bias row (block 0's)
+  s.v2 = take((columns + 1) * s.classes_padded);
+  s.rows_below = take(columns * units1);  // layer 1's kernel rows of own layer-0 units
+  s.mask0 = take(columns * rows);         // own units' d(out)/d(z), layer 0
+  s.mask1 = take(columns * rows);         // ... layer 1
+  s.out1 = take(columns * rows);          // own units' outputs, layer 1
+  s.dz0 = take(columns * rows);           // own units' gradients d(loss)/d(z), layer 0
+  s.dz1 = take(columns * rows);           // ... layer 1
+  s.dlogits = take(rows * s.classes_padded);
+  s.partial = take(FUSED_MLP_STATIONARY_THREADS);  // the dots' warp sums
+  s.row_loss = take(rows);
+  s.row_hit = take(rows);
+  s.rows = take(rows);    // the step's rows: places in the data set (int32)
+  s.labels = take(rows);  // ... and labels (int32)
+  s.lr_t = take(FUSED_MLP_STATIONARY_THREADS);  // Adam's step sizes, 512 steps
+  s.rows_landed = take(2);                        // rows_below's mbarrier (8 bytes)
+  s.floats = cursor.at;
+  return s;
+}
+
+// How a stationary kernel would run `plan` at `batch` rows on a GPU with `sms` SMs and
+// `shared_bytes` of shared memory a block: for one hidden layer, the smallest power-of-two
+// `columns` a block for which one block per SM covers the hidden units, and whether the next
+// step's rows are prefetched (a full batch, where the ring fits); for two, the same `columns`
+// for the larger layer (FUSED_MLP_TWO_HIDDEN_MAX_COLUMNS at most); or why neither applies (a
+// non-empty line).
 struct FusedMlpStationaryShape {
   int64_t columns = 0, blocks = 0, shared_bytes = 0;
   bool prefetch = false;
