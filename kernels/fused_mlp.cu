@@ -404,7 +404,7 @@ void fused_mlp_steps(const FusedMlpPlan& plan, Tensor& params, Tensor& m, Tensor
   a.loss_sum = loss_sum.data<float>();
   a.correct = correct.data<float>();
 
-  // The stationary kernel where it takes the plan on this GPU, else the streaming one.
+  // A stationary kernel where one takes the plan on this GPU, else the streaming one.
   const FusedMlpStationaryShape shape = fused_mlp_stationary_shape(
       plan, batch, multiprocessor_count(), device_caps().gpu.shared_bytes_per_block);
   const bool stationary = shape.why_not.empty();

@@ -5,9 +5,9 @@
 // It applies to [Flatten] -> Dense (ReLU or none) [-> Dropout] ... -> Dense head (softmax or
 // none), at most FUSED_MLP_MAX_LAYERS Dense layers and FUSED_MLP_MAX_CLASSES classes, trained
 // with sparse categorical cross-entropy and Adam on data resident on the device. By default
-// (FusedUse::Auto) it is used where the weight-stationary kernel takes the model (one hidden
-// layer whose weights fit the SMs' shared memory: core/ops/fused_mlp.h), which is faster than
-// the CUDA graph; with --fused (On) also in the streaming kernel, for any MLP; never with
+// (FusedUse::Auto) it is used where a weight-stationary kernel takes the model (one or two
+// hidden layers whose weights fit the SMs' shared memory: core/ops/fused_mlp.h), which is
+// faster than the CUDA graph; with --fused (On) also in the streaming kernel, for any MLP; never with
 // --no-fused. And only where nothing needs the op-by-op path: not with --no-graph, --tf32 where
 // the op-by-op path would use the tensor cores (the kernels compute in FP32, as that path does
 // for the small products of the seed's models), callbacks (which may act after any step),
@@ -38,7 +38,7 @@ struct FusedMlpLimits {
   int64_t state_bytes = 0;
   bool tf32 = false;  // TF32 matmuls allowed (--tf32), for the products large enough to gain
   bool vendor = false;  // --device cudnn: the matmuls in cuBLAS
-  // The weight-stationary kernel's room: SMs (a block each) and shared memory a block.
+  // The weight-stationary kernels' room: SMs (a block each) and shared memory a block.
   int64_t sms = 0, shared_bytes = 0;
 };
 FusedMlpLimits fused_mlp_limits(Device device);
@@ -46,7 +46,7 @@ FusedMlpLimits fused_mlp_limits(Device device);
 struct FusedMlpChoice {
   bool mlp = false;   // the model and its loss and optimizer are what the kernel runs
   bool use = false;   // ... and this run takes it
-  bool stationary = false;  // where use: in the weight-stationary kernel (else the streaming)
+  bool stationary = false;  // where use: in a weight-stationary kernel (else the streaming)
   std::string why_not;  // where !use: one line (for a model it does not run, what in it)
   FusedMlpPlan plan;    // where mlp: the layers (dropout keys from the model's training seed)
   // The kernel's name, as the run header, History::fused_kernel and --json give it.

@@ -111,10 +111,10 @@ struct FitOptions {
   // (where the device can record; the CPU cannot). A partial last batch runs op by op.
   bool use_graph = true;
   // An MLP's steps in a fused kernel, many steps a launch, where the model and the run allow
-  // it (nn/fused_mlp.h says when): Auto where the weight-stationary kernel takes the model (as
-  // the seed's small model on an H100, where it beats the graph), On wherever a fused kernel
-  // does (the streaming one is slower than the graph on wide models: docs/FUSED_MLP.md), Off
-  // never. Otherwise, op by op (replayed as a graph with use_graph).
+  // it (nn/fused_mlp.h says when): Auto where a weight-stationary kernel takes the model (as
+  // the seed's small and wide models on an H100, where they beat the graph), On wherever a
+  // fused kernel does (the streaming one is slower than the graph on wide models:
+  // docs/FUSED_MLP.md), Off never. Otherwise, op by op (replayed as a graph with use_graph).
   FusedUse fused = FusedUse::Auto;
 
   // Checkpoints (nn/checkpoint.h): with a path, fit saves one after every `checkpoint_every`

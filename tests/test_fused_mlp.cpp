@@ -43,7 +43,7 @@ TEST_CASE("the CPU reference of the fused steps trains as the op-by-op steps do"
 
 namespace {
 constexpr int64_t LARGE_L2 = int64_t{50} << 20;
-// An H100's room for the stationary kernel: 132 SMs, 227 KiB of shared memory a block.
+// An H100's room for the stationary kernels: 132 SMs, 227 KiB of shared memory a block.
 constexpr int64_t H100_SMS = 132, H100_SHARED = 227 * 1024;
 const nn::FusedMlpLimits H100{LARGE_L2, false, false, H100_SMS, H100_SHARED};
 nn::FusedMlpChoice choice_for(nn::Sequential& model, const nn::FitOptions& options,
@@ -148,7 +148,7 @@ TEST_CASE("by default the fused kernel is taken where a weight-stationary kernel
         "this device cannot run it (it needs a GPU with cooperative launches)");
 }
 
-TEST_CASE("the weight-stationary kernel's shape: units a block, blocks and shared memory, or why not") {
+TEST_CASE("the weight-stationary kernels' shape: units a block, blocks and shared memory, or why not") {
   const auto plan = [](int64_t inputs, std::vector<int64_t> hidden, int64_t classes) {
     FusedMlpPlan p;
     for (const int64_t units : hidden) {

@@ -1,7 +1,8 @@
 // The fused MLP kernels (kernels/fused_mlp.cu, the streaming one, and
-// kernels/fused_mlp_stationary.cu, which the plans of one hidden layer take) on the GPU: each
-// against the op-by-op steps on the GPU and against the CPU reference over the table of
-// tests/fused_mlp_cases.h; the same bits on every run; fit() taking it (History::fused) with the op-by-op path's epochs to float
+// kernels/fused_mlp_stationary.cu and fused_mlp_stationary_two.cu, which plans of one and two
+// hidden layers take) on the GPU: each against the op-by-op steps on the GPU and against the
+// CPU reference over the table of tests/fused_mlp_cases.h; the same bits on every run; fit()
+// taking it (History::fused) with the op-by-op path's epochs to float
 // rounding, a partial last batch included, --breakdown counting its launches; the NaN check
 // naming a fused step's bad weight; and a checkpoint of a fused run resumed by a fused
 // run ending bit for bit where the straight run ends. Without a GPU: skipped (exit 77).

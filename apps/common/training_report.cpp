@@ -201,7 +201,7 @@ void add_fused_flags(CLI::App& app, nn::FusedUse& fused) {
   CLI::Option* on = app.add_flag_callback(
       "--fused", [&fused] { fused = nn::FusedUse::On; },
       "GPU: run the MLP's steps in a fused kernel, many steps a launch, wherever one takes the "
-      "model (by default only where the weight-stationary kernel does); docs/FUSED_MLP.md");
+      "model (by default only where a weight-stationary kernel does); docs/FUSED_MLP.md");
   CLI::Option* off = app.add_flag_callback(
       "--no-fused", [&fused] { fused = nn::FusedUse::Off; },
       "GPU: never the fused kernel: op by op, one CUDA graph replay a step");

@@ -62,7 +62,7 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
 // recorded CUDA graph per step.
 void add_no_graph_flag(CLI::App& app, bool& no_graph);
 // --fused and --no-fused, which set `fused` (nn/fused_mlp.h): an MLP's steps in a fused kernel
-// wherever one takes it, or never; without either, where the weight-stationary kernel does.
+// wherever one takes it, or never; without either, where a weight-stationary kernel does.
 void add_fused_flags(CLI::App& app, nn::FusedUse& fused);
 
 // Refuses --epochs 0 without --load (a UsageError); with --gpus N in a process that is not a

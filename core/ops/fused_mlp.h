@@ -6,9 +6,10 @@
 // with the same dropout masks (core/rng.h's dropout_uniform, keyed per Dropout layer) and the
 // same Adam step size, so the weights agree with the op-by-op path to float rounding.
 // Implementations: cpu/fused_mlp.cpp (the reference, phase by phase in plain loops, with the
-// CPU backend's own Dropout and Adam) and two persistent GPU kernels, their phases separated
-// by grid-wide barriers: kernels/fused_mlp_stationary.cu for one hidden layer that fits the SMs'
-// shared memory, kernels/fused_mlp.cu (the streaming kernel, and the choice) for any other.
+// CPU backend's own Dropout and Adam) and three persistent GPU kernels, their phases separated
+// by grid-wide barriers: kernels/fused_mlp_stationary.cu and fused_mlp_stationary_two.cu for
+// one or two hidden layers that fit the SMs' shared memory, kernels/fused_mlp.cu (the
+// streaming kernel, and the choice) for any other.
 #pragma once
 #include <cstdint>
 #include <string>
