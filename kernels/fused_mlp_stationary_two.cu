@@ -4,7 +4,7 @@
 // The one-hidden-layer kernel it follows is kernels/fused_mlp_stationary.cu; the CPU
 // reference, cpu/fused_mlp.cpp; the lesson, docs/FUSED_MLP.md.
 //
-// Why: op by op the wide model's step is 27 kernels, ~88 us as one CUDA graph on an H200, and
+// Why: op by op the wide model's step is ~27 kernels, ~88 us as one CUDA graph on an H200, and
 // the streaming kernel (kernels/fused_mlp.cu), which moves the 1.8 M weights and their moments
 // through L2 every step, ~250 us. Here block b owns COLS units of each hidden layer: their
 // kernel columns, biases and Adam moments, and layer 1's units' rows of the head (block 0 also
