@@ -130,7 +130,7 @@ inline void train_fused(nn::Sequential& model, const nn::Dataset& data,
 // exceed 1e-3 that way. Adam's first steps move each weight by about the learning rate whatever
 // its gradient's size, so a weight whose gradient is near zero may move differently on rounding
 // alone; the bound is set against that. The largest |a - b| too: a weight that Adam's steps
-// took the other way is at most two of them (2 x the learning rate) a step apart.
+// took the other way ends about two of them (2 x the learning rate) a step apart.
 struct WeightGap {
   double worst = 0.0;
   int64_t beyond = 0;
