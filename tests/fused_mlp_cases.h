@@ -29,9 +29,9 @@ struct FusedCase {
   // Weights allowed to differ by more than 1e-3 x (1e-3 + |w|) from the op-by-op steps' (see
   // WeightGap): none but in the wide model, where among 1.8 M weights a few have gradients that
   // cancel to their rounding, whose sign then picks the direction of Adam's step. One step of
-  // it: over more, those weights move the next steps' gradients and the trainings drift apart
-  // (three steps: 221 K weights beyond, the GPU's op-by-op steps against the CPU reference, the
-  // fused kernels aside; the plans of two narrower hidden layers cover several steps).
+  // it: over three, the GPU's op-by-op steps and the CPU reference end 221 K weights apart, a
+  // difference not explained yet and not rounding's (docs/FUSED_MLP.md); the plans of two
+  // narrower hidden layers cover several steps.
   int64_t outliers = 0;
 };
 
