@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
 
     for (int l = 0; l + 1 < a.layers; ++l) {
       forward_layer(a, rows, l, step, partial);
-      clock.barrier(grid);  // layer l's output is complete before layer l + 1 (or the head) reads it
+      clock.barrier(grid);  // layer l's output is whole before layer l + 1 (or the head) reads it
     }
     head(a, rows, step, partial);
     clock.barrier(grid);  // dlogits and the top hidden layer's gradient are complete
@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(THREADS, 1) fused_mlp_kernel(const Args a) {
     if (a.layers >= 2) adam_layer(a, rows, 1, lr_t, partial);
     adam_layer(a, rows, 0, lr_t, partial);
     if (blockIdx.x == 0 && threadIdx.x == 0) sums.add(a.row_loss, a.row_hit, a.batch);
-    clock.barrier(grid);  // the weights are updated before the next step's forward pass reads them
+    clock.barrier(grid);  // the weights are updated before the next step's forward reads them
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     sums.store(a);

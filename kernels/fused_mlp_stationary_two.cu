@@ -88,7 +88,9 @@ __device__ __forceinline__ void own_dots(Row row, int depth, const float* w, int
     for (int f = 0; f < IN_FLIGHT; ++f) {
       const int k = k0 + f * stride;
 #pragma unroll
-      for (int i = 0; i < R; ++i) x[f][i] = k < depth && row0 + i < batch ? __ldcg(in[i] + k) : 0.0f;
+      for (int i = 0; i < R; ++i) {
+        x[f][i] = k < depth && row0 + i < batch ? __ldcg(in[i] + k) : 0.0f;
+      }
     }
 #pragma unroll
     for (int f = 0; f < IN_FLIGHT; ++f) {
@@ -122,7 +124,7 @@ __device__ __forceinline__ float own_dot(const float* partial, int u, int r) {
 
 // Adam on the COLS units' weights and biases: unit u's weight of input k has the gradient
 // sum_r row(r)[k] dz(u, r), its bias (input `inputs`, whose value is 1) sum_r dz(u, r). A thread
-// takes inputs k and k + THREADS at once, all 64 loads of in(., k) in flight before the first
+// takes inputs k and k + THREADS at once, all 64 loads of row(.)[k] in flight before the first
 // update (a store, which the loads after it would otherwise wait for); publish(k, u, w) sees
 // each new weight of an owned unit.
 template <int COLS, typename Row, typename Publish>
@@ -303,7 +305,9 @@ struct Block {
                       rows_landed);
     }
 #elif __CUDA_ARCH__ >= 800
-    for (int i = 4 * tid; i < floats; i += 4 * THREADS) gemm::cp_async_16(rows_below + i, from + i, 16);
+    for (int i = 4 * tid; i < floats; i += 4 * THREADS) {
+      gemm::cp_async_16(rows_below + i, from + i, 16);
+    }
     gemm::cp_async_commit();
 #endif
   }
@@ -475,8 +479,8 @@ struct Block {
                    rows_below, units1, a.batch, partial);
     if (tid < COLS * ROWS) {
       const int u = tid / ROWS, r = tid % ROWS;
-      dz0[u * ROWS + r] = u < owned0 && r < a.batch ? own_dot<COLS>(partial, u, r) * mask0[u * ROWS + r]
-                                                    : 0.0f;
+      dz0[u * ROWS + r] =
+          u < owned0 && r < a.batch ? own_dot<COLS>(partial, u, r) * mask0[u * ROWS + r] : 0.0f;
     }
     __syncthreads();  // dz0 is in
     const float* x = a.x;
@@ -528,7 +532,7 @@ __global__ void __launch_bounds__(THREADS, 1) stationary_two_kernel(const Args a
     clock.barrier(grid);  // every row's dlogits, loss and hit are in
     b.layer1_backward(lr_t, a.layer_copy[(s + 1) % 2]);
     if (keeps_sums) sums.add(b.row_loss, b.row_hit, a.batch);
-    clock.barrier(grid);  // every layer-1 gradient and the next step's copy of layer 1's kernel are in
+    clock.barrier(grid);  // every layer-1 gradient, and the next step's copy of layer 1, are in
     b.layer0_backward(lr_t, a.layer_copy[s % 2], static_cast<uint32_t>(s & 1));
     clock.mark();
     clock.mark();

@@ -137,7 +137,7 @@ ENGINE_HOST_DEVICE FusedMlpStationaryLayout fused_mlp_stationary_layout(int batc
 // memory) and its second-layer units' rows of the head, so no weight crosses between blocks but
 // the second layer's, once a step, for the first layer's input gradient (whose rows a block
 // reads: the second layer's kernel, published by step parity). The batch's rows, both hidden
-// outputs and the gradients stay in L2; three grid-wide barriers a step.
+// outputs and the gradients stay in L2; four grid-wide barriers a step.
 constexpr int FUSED_MLP_TWO_HIDDEN_MAX_COLUMNS = 8;  // 32 / columns rows a warp in the dots
 
 // Where each array lies in a block's shared memory, in floats from its start; the kernel and
