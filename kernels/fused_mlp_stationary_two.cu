@@ -292,6 +292,7 @@ struct Block {
   // rows_below is free: the step before read it before its last __syncthreads.
   __device__ void start_rows_below(const float* copy) {
     if (!rows_async(copy)) return;
+#if __CUDA_ARCH__ >= 800  // (before sm_80 rows_async is false: finish_rows_below loads them)
     const float* from = own_rows(copy);
     const int floats = owned0 * units1;
 #if __CUDA_ARCH__ >= 900
@@ -304,11 +305,12 @@ struct Block {
       gemm::bulk_copy(static_cast<uint32_t>(__cvta_generic_to_shared(rows_below)), from, bytes,
                       rows_landed);
     }
-#elif __CUDA_ARCH__ >= 800
+#else
     for (int i = 4 * tid; i < floats; i += 4 * THREADS) {
       gemm::cp_async_16(rows_below + i, from + i, 16);
     }
     gemm::cp_async_commit();
+#endif
 #endif
   }
 
@@ -317,7 +319,7 @@ struct Block {
     if (rows_async(copy)) {
 #if __CUDA_ARCH__ >= 900
       gemm::mbarrier_wait(rows_landed, parity);
-#elif __CUDA_ARCH__ >= 800
+#else
       gemm::cp_async_wait<0>();
 #endif
     } else {
