@@ -1,19 +1,23 @@
 // The fused MLP kernels (kernels/fused_mlp.cu, the streaming one, and
 // kernels/fused_mlp_stationary.cu and fused_mlp_stationary_two.cu, which plans of one and two
 // hidden layers take) on the GPU: each against the op-by-op steps on the GPU and against the
-// CPU reference over the table of tests/fused_mlp_cases.h; the same bits on every run; fit()
+// CPU reference over the table of tests/fused_mlp_cases.h; the same bits on every run; the
+// op-by-op step's gradients on the GPU against the CPU's, a step at a time; fit()
 // taking it (History::fused) with the op-by-op path's epochs to float
 // rounding, a partial last batch included, --breakdown counting its launches; the NaN check
 // naming a fused step's bad weight; and a checkpoint of a fused run resumed by a fused
 // run ending bit for bit where the straight run ends. Without a GPU: skipped (exit 77).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <string>
 #include <sstream>
+#include <vector>
 
 #include "file_fixtures.h"
 #include "fused_mlp_cases.h"
@@ -89,6 +93,63 @@ TEST_CASE("the streaming kernel, every plan forced to it, trains as the op-by-op
   REQUIRE(fused_here());
   StreamingOnly only;
   check_fused_table();
+}
+
+namespace {
+// How far the GPU's gradients of each parameter are from the CPU's: the largest |difference|
+// over the largest |CPU gradient| of that parameter, one figure per parameter.
+std::vector<double> gradient_gaps(const nn::ParameterStore& store, const std::vector<float>& gpu,
+                                  const std::vector<float>& cpu) {
+  std::vector<double> gaps;
+  size_t i = 0;
+  for (const nn::Parameter& p : store.params) {
+    const size_t end = i + static_cast<size_t>(p.value.numel());
+    double largest = 0.0, worst = 0.0;
+    for (size_t k = i; k < end; ++k) {
+      largest = std::max(largest, std::abs(static_cast<double>(cpu[k])));
+      worst = std::max(worst, std::abs(static_cast<double>(gpu[k]) - cpu[k]));
+    }
+    gaps.push_back(largest > 0.0 ? worst / largest : worst);
+    i = end;
+  }
+  return gaps;
+}
+}  // namespace
+
+// The op-by-op step itself, GPU against CPU, one step at a time from the same weights and Adam
+// state (the CPU's copied over before each): the gradients, which the weights after a step do
+// not show (Adam's first step moves a weight by about the learning rate whatever its
+// gradient's size), and which later steps amplify where a gradient is near zero. Rounding moves
+// a gradient by ~1e-6 of the parameter's largest; a different dropout mask or a wrong product
+// by a sizeable share of it. The wide model runs three steps here.
+TEST_CASE("the op-by-op step computes the CPU's gradients on the GPU, each step from the same state") {
+  std::vector<FusedCase> cases = fused_cases();
+  for (FusedCase& c : cases) c.steps = std::max<int64_t>(c.steps, 3);
+  std::printf("largest |GPU - CPU gradient| / largest |CPU gradient|, per parameter:\n");
+  for (const FusedCase& c : cases) {
+    INFO(c.name);
+    nn::Sequential gpu = fused_case_model(c, GPU), cpu = fused_case_model(c, Device::cpu());
+    const nn::Dataset gpu_data = fused_case_data(c, GPU), cpu_data = fused_case_data(c, Device::cpu());
+    const std::vector<int32_t> order = fused_case_order(c);
+    nn::RunningMetrics gpu_m(GPU), cpu_m(Device::cpu());
+    for (int64_t s = 0; s < c.steps; ++s) {
+      CAPTURE(s);
+      gpu.parameters().values.copy_from(cpu.parameters().values);
+      auto gpu_state = gpu.optimizer().state(gpu.parameters());
+      const auto cpu_state = cpu.optimizer().state(cpu.parameters());
+      for (size_t k = 0; k < gpu_state.size(); ++k) gpu_state[k].second.copy_from(cpu_state[k].second);
+      const std::vector<int32_t> rows(order.begin() + s * c.batch, order.begin() + (s + 1) * c.batch);
+      gpu.train_step(gpu_data, Tensor::from_ints(rows, {c.batch}, GPU), gpu_m);
+      cpu.train_step(cpu_data, Tensor::from_ints(rows, {c.batch}, Device::cpu()), cpu_m);
+      const std::vector<double> gaps = gradient_gaps(cpu.parameters(), gpu.parameters().grads.to_vector(),
+                                                     cpu.parameters().grads.to_vector());
+      std::printf("%-40s step %lld:", c.name, static_cast<long long>(s));
+      for (const double gap : gaps) std::printf(" %.1e", gap);
+      std::printf("\n");
+      for (const double gap : gaps) CHECK(gap <= 1e-4);
+    }
+    CHECK(gpu.step_counter().to_int_vector() == cpu.step_counter().to_int_vector());
+  }
 }
 
 namespace {
