@@ -30,8 +30,8 @@ struct FusedCase {
   // WeightGap): none but in the wide model, where among 1.8 M weights a few have gradients that
   // cancel to their rounding, whose sign then picks the direction of Adam's step. One step of
   // it: over three, the GPU's op-by-op steps and the CPU reference end 221 K weights apart, a
-  // difference not explained yet and not rounding's (docs/FUSED_MLP.md); the plans of two
-  // narrower hidden layers cover several steps.
+  // difference not explained yet, larger than rounding or summation order make
+  // (docs/FUSED_MLP.md); the plans of two narrower hidden layers cover several steps.
   int64_t outliers = 0;
 };
 
