@@ -13,9 +13,16 @@ jobs=$(nproc)
 # with the sm_90a kernels), not for the main job's five architectures, which take longer, twice
 # over (docs/YOUR_GPU.md, "The fat binary"). With a GPU, configure builds for it
 # (cmake/EngineCudaArchitectures.cmake).
-# Its own build folder, so that run_main.sh's build/ keeps the default choice.
+# There the sanitizer build leaves CUDA out: no kernel can run without a GPU, the host code
+# that ASan checks is the CPU engine's either way, and the kernels' second compile is most of
+# that build's time (docs/sanitizers.md).
+# The tests build in folders of their own, so that run_main.sh's build/ keeps the default choice.
 cuda=()
-nvidia-smi > /dev/null 2>&1 || cuda=(-DCMAKE_CUDA_ARCHITECTURES="75-real;90-real")
+sanitize_cuda=()
+if ! nvidia-smi > /dev/null 2>&1; then
+  cuda=(-DCMAKE_CUDA_ARCHITECTURES="75-real;90-real")
+  sanitize_cuda=(-DENGINE_CUDA=OFF)
+fi
 
 echo "=== Release build and tests ==="
 cmake -B build-tests -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda[@]}" > /dev/null
@@ -23,7 +30,8 @@ cmake --build build-tests -j "$jobs"
 (cd build-tests && ctest --output-on-failure -j "$jobs")
 
 echo "=== ASan + UBSan build and tests ==="
-cmake -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGINE_SANITIZE=ON "${cuda[@]}" > /dev/null
+cmake -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGINE_SANITIZE=ON "${sanitize_cuda[@]}" \
+  > /dev/null
 cmake --build build-sanitize -j "$jobs"
 (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
