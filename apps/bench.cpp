@@ -51,45 +51,47 @@ struct Options {
   bool no_plot = false, dry_run = false;
 };
 
-void add_flags(CLI::App& app, Options& o) {
-  CLI::Option* quick = app.add_flag("--quick", o.quick,
-                                    "seconds: a few steps of everything on tiny data, to check that every "
-                                    "path runs (CI); its times mean nothing");
-  app.add_flag("--full", o.full, "the articles' settings: 10, 10, 12 and 50 epochs, n up to 10^8, the "
-                                 "Jacobian's loop at val = 1000 (hours on the CPU)")
-      ->excludes(quick);
-  app.add_option("--devices", o.devices, "ours to run, of cpu, gpu, cudnn (default: every one usable here)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"cpu", "gpu", "cudnn"}))
-      ->default_str("every usable one");
-  app.add_option("--report", o.report, "the Markdown report to write");
-  app.add_option("--plots-dir", o.plots_dir,
-                 "the plots' scripts, data and images (default: results/bench beside the report)");
-  app.add_option("--work-dir", o.work_dir,
-                 "every run's --json record and log, and a generated Dogs-vs-Cats tree (default: a "
-                 "new folder under the temporary directory)");
-  app.add_option("--bin-dir", o.bin_dir, "where the apps are (default: beside this program)");
-  app.add_option("--data-dir", o.data_dir, "scripts/fetch_data.sh's folder (fashion, mnist, cifar10)");
-  app.add_option("--dogs-dir", o.dogs_dir,
-                 "a Dogs-vs-Cats tree (DIR/train/<class>, DIR/validation/<class>); default: a "
-                 "synthetic one that datasets/make_dogs_cats writes into the work folder");
-  app.add_option("--threads", o.threads, "CPU threads for our CPU runs and PyTorch's (0: all)")
-      ->check(apps::finite_in(0, 4096));
-  app.add_option("--python", o.python, "the Python that runs the PyTorch reference scripts");
-  app.add_flag("--no-pytorch", o.no_pytorch, "do not run the PyTorch reference scripts");
-  app.add_option("--scripts-dir", o.scripts_dir, "the source tree's scripts/ folder");
-  app.add_option("--child-timeout", o.child_timeout,
-                 "seconds any one run may take (default: the plan's, ~4x its expected time)")
-      ->check(apps::positive_number<double>())
-      ->default_str("the plan's");
-  app.add_option("--budget", o.budget,
-                 "seconds for all the runs: none is started that would end later, at the pace so far "
-                 "(default: 280 in the default setting, to end within 5 minutes; none with --quick "
-                 "and --full; 0: none)")
-      ->check(apps::non_negative_number<double>())
-      ->default_str("280; none with --quick, --full");
-  app.add_flag("--no-plot", o.no_plot, "write the gnuplot scripts but do not run gnuplot");
-  app.add_flag("--dry-run", o.dry_run, "print every command with its time limit and run nothing");
+void add_flags(apps::Flags& flags, Options& o) {
+  const apps::Flag quick = flags.flag(
+      "--quick", o.quick,
+      "seconds: a few steps of everything on tiny data, to check that every path runs (CI); its "
+      "times mean nothing");
+  flags.flag("--full", o.full,
+             "the articles' settings: 10, 10, 12 and 50 epochs, n up to 10^8, the Jacobian's loop "
+             "at val = 1000 (hours on the CPU)")
+      .excludes(quick);
+  flags.option("--devices", o.devices, "ours to run, of cpu, gpu, cudnn (default: every one usable here)")
+      .delimiter(',')
+      .one_of({"cpu", "gpu", "cudnn"})
+      .default_text("every usable one");
+  flags.option("--report", o.report, "the Markdown report to write");
+  flags.option("--plots-dir", o.plots_dir,
+               "the plots' scripts, data and images (default: results/bench beside the report)");
+  flags.option("--work-dir", o.work_dir,
+               "every run's --json record and log, and a generated Dogs-vs-Cats tree (default: a "
+               "new folder under the temporary directory)");
+  flags.option("--bin-dir", o.bin_dir, "where the apps are (default: beside this program)");
+  flags.option("--data-dir", o.data_dir, "scripts/fetch_data.sh's folder (fashion, mnist, cifar10)");
+  flags.option("--dogs-dir", o.dogs_dir,
+               "a Dogs-vs-Cats tree (DIR/train/<class>, DIR/validation/<class>); default: a "
+               "synthetic one that datasets/make_dogs_cats writes into the work folder");
+  flags.option("--threads", o.threads, "CPU threads for our CPU runs and PyTorch's (0: all)")
+      .check(apps::finite_in(0, 4096));
+  flags.option("--python", o.python, "the Python that runs the PyTorch reference scripts");
+  flags.flag("--no-pytorch", o.no_pytorch, "do not run the PyTorch reference scripts");
+  flags.option("--scripts-dir", o.scripts_dir, "the source tree's scripts/ folder");
+  flags.option("--child-timeout", o.child_timeout,
+               "seconds any one run may take (default: the plan's, ~4x its expected time)")
+      .check(apps::positive_number<double>())
+      .default_text("the plan's");
+  flags.option("--budget", o.budget,
+               "seconds for all the runs: none is started that would end later, at the pace so far "
+               "(default: 280 in the default setting, to end within 5 minutes; none with --quick "
+               "and --full; 0: none)")
+      .check(apps::non_negative_number<double>())
+      .default_text("280; none with --quick, --full");
+  flags.flag("--no-plot", o.no_plot, "write the gnuplot scripts but do not run gnuplot");
+  flags.flag("--dry-run", o.dry_run, "print every command with its time limit and run nothing");
 }
 
 std::string setting_text(Setting s) {
@@ -205,12 +207,12 @@ std::string utc_now() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Every seed experiment on every device, beside PyTorch and the articles: one report",
-               "bench"};
+  apps::Flags flags{"Every seed experiment on every device, beside PyTorch and the articles: one report",
+                    "bench"};
   Options o;
-  add_flags(app, o);
+  add_flags(flags, o);
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Setting setting = o.quick ? Setting::Quick : o.full ? Setting::Full : Setting::Default;
     Report report;
     report.setting = setting_text(setting);

@@ -27,26 +27,26 @@ constexpr int64_t kValidationImages = 1000;  // the article's test_images[:1000]
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 003: CIFAR-10 CNN (Keras), seconds per epoch on CPU, GPU or cuDNN",
-               "cifar10_cnn"};
+  apps::Flags flags{"Seed 003: CIFAR-10 CNN (Keras), seconds per epoch on CPU, GPU or cuDNN",
+                    "cifar10_cnn"};
   apps::CommonOptions options;
   options.dataset = "auto";
   options.batch_size = 100;
   bool relu = false, no_graph = false;
   int64_t test_images = 0;
-  apps::add_common_flags(app, options, {"auto", "cifar10", "synthetic"});
-  app.add_flag("--relu", relu, "relu after every convolution (the article's script has none)");
-  apps::add_no_graph_flag(app, no_graph);
-  app.add_option("--test-images", test_images,
-                 "validate and evaluate on the first N test images only (0: all; validation "
-                 "takes at most the first 1,000 either way), for quick runs")
-      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
-  app.footer(
+  apps::add_common_flags(flags, options, {"auto", "cifar10", "synthetic"});
+  flags.flag("--relu", relu, "relu after every convolution (the article's script has none)");
+  apps::add_no_graph_flag(flags, no_graph);
+  flags.option("--test-images", test_images,
+               "validate and evaluate on the first N test images only (0: all; validation "
+               "takes at most the first 1,000 either way), for quick runs")
+      .check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
+  flags.footer(
       "--dataset auto (the default) trains on CIFAR-10 where scripts/fetch_data.sh unpacked it "
       "into DATA_DIR/cifar10/cifar-10-batches-bin, and on synthetic data of the same shape "
       "otherwise, saying so.");
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Device device = apps::start_training(options);
 
     // The host copies (0.7 GB of floats) are freed once the sets are on the device.

@@ -50,20 +50,20 @@ struct Options : apps::SweepOptions {
   }
 };
 
-void add_flags(CLI::App& app, Options& o) {
-  apps::add_sweep_flags(app, o);
+void add_flags(apps::Flags& flags, Options& o) {
+  apps::add_sweep_flags(flags, o);
   std::vector<std::string> workloads = crossover::workload_names();
   workloads.push_back("all");
-  app.add_option("--workload", o.workload, "matmul, dense, conv, mlp_step or all")
-      ->check(CLI::IsMember(workloads));
-  app.add_option("--max-size", o.max_size,
-                 "largest size of each sweep (n, width, channels or batch; default: all)")
-      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 40))
-      ->default_str("all");
-  app.add_flag("--quick", o.quick,
-               "a short run: the smallest few sizes of each workload, at most 3 samples of ~0.5 ms");
-  app.add_option("--batch-size", o.batch_size, "rows (dense) or images (conv) per step; mlp_step sweeps it")
-      ->check(apps::finite_in(int64_t{1}, int64_t{65536}));
+  flags.option("--workload", o.workload, "matmul, dense, conv, mlp_step or all")
+      .one_of(workloads);
+  flags.option("--max-size", o.max_size,
+               "largest size of each sweep (n, width, channels or batch; default: all)")
+      .check(apps::finite_in(int64_t{1}, int64_t{1} << 40))
+      .default_text("all");
+  flags.flag("--quick", o.quick,
+             "a short run: the smallest few sizes of each workload, at most 3 samples of ~0.5 ms");
+  flags.option("--batch-size", o.batch_size, "rows (dense) or images (conv) per step; mlp_step sweeps it")
+      .check(apps::finite_in(int64_t{1}, int64_t{65536}));
 }
 
 // A workload asked for and its sizes up to --max-size.
@@ -156,13 +156,13 @@ void print_header(const std::vector<std::string>& machine, bool have_gpu, bool h
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Where the GPU overtakes the CPU: matmul, a Dense step, a conv step and the seed-000 "
-               "training step, swept over their size",
-               "crossover"};
+  apps::Flags flags{"Where the GPU overtakes the CPU: matmul, a Dense step, a conv step and the seed-000 "
+                    "training step, swept over their size",
+                    "crossover"};
   Options o;
-  add_flags(app, o);
+  add_flags(flags, o);
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const apps::CommonOptions common = apps::apply_sweep_options(o);
     const std::vector<Sweep> sweeps = plan_sweeps(o);
     std::vector<std::string> unavailable;

@@ -149,9 +149,9 @@ void data_scaling(const datasets::ImageFolder& train, Device device,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 004: Dogs vs Cats CNN from a JPEG folder, with augmentation, on CPU, GPU "
-               "or cuDNN",
-               "dogs_vs_cats"};
+  apps::Flags flags{"Seed 004: Dogs vs Cats CNN from a JPEG folder, with augmentation, on CPU, GPU "
+                    "or cuDNN",
+                    "dogs_vs_cats"};
   apps::CommonOptions options;
   options.dataset = "folder";
   options.data_dir = "data/dogs_vs_cats";
@@ -163,50 +163,50 @@ int main(int argc, char** argv) {
   std::string augment_on = "cpu", decode_on = "cpu", scaling_csv;
   double gpu_decode_share = 0.4;
   std::vector<int> scaling;
-  apps::add_common_flags(app, options, {"folder"});
-  app.get_option("--data-dir")
-      ->description("the Keras layout: DIR/train/<class>/*.jpg and DIR/validation/<class>/*.jpg "
-                    "(datasets/make_dogs_cats writes one)");
-  app.add_option("--validation-steps", validation_steps,
-                 "validation batches per epoch (0: every validation image, 800 / batch size)")
-      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
-  app.add_option("--workers", workers,
-                 "threads decoding and augmenting images (0: all cores but one, which the "
-                 "training thread needs)")
-      ->check(apps::finite_in(0, 1024));
-  app.add_option("--prefetch", prefetch,
-                 "batches prepared ahead of the training step (default 8; 64 with --decode-on gpu, "
-                 "whose groups of batches are larger)")
-      ->check(apps::finite_in(2, 64));
-  app.add_flag("--cache", cache, "decode every image once and keep the pixels in memory");
-  app.add_option("--augment-on", augment_on,
-                 "where the random shear/zoom/flip runs: cpu (the workers) or gpu (a kernel on "
-                 "the decoded bytes; needs --device gpu or cudnn)")
-      ->check(CLI::IsMember({"cpu", "gpu"}));
-  app.add_option("--decode-on", decode_on,
-                 "where the JPEGs are decoded every epoch: cpu (the workers, libjpeg-turbo) or gpu "
-                 "(nvJPEG for --gpu-decode-share of them, the workers for the rest; needs --device "
-                 "gpu or cudnn, a build with nvJPEG, and no --cache)")
-      ->check(CLI::IsMember({"cpu", "gpu"}));
-  app.add_option("--gpu-decode-share", gpu_decode_share,
-                 "with --decode-on gpu: the fraction of the images nvJPEG decodes (the same ones "
-                 "every epoch; default 0.4; the run's summary says which share would balance "
-                 "this machine's decoders)")
-      ->check(apps::finite_in(0.0, 1.0));
-  app.add_flag("--no-augment", no_augment, "train on the images as they are (rescale only)");
-  app.add_flag("--strict", strict, "stop at the first unreadable image instead of skipping it");
-  app.add_option("--image-size", image_size, "side of the square the images are resized to")
-      ->check(apps::finite_in(22, 1024));
-  app.add_option("--data-scaling", scaling,
-                 "measure the loader alone for these worker counts (e.g. 1,2,4,8,16) and exit")
-      ->delimiter(',')
-      ->check(apps::finite_in(1, 1024));
-  app.add_option("--data-scaling-csv", scaling_csv, "write --data-scaling's table here");
-  apps::add_no_graph_flag(app, no_graph);
-  app.footer("Without Kaggle's photos, make a synthetic tree first: make_dogs_cats --out DIR "
-             "(docs/datasets/dogs_vs_cats.md says how to use the real data).");
+  apps::add_common_flags(flags, options, {"folder"});
+  flags.describe("--data-dir",
+                 "the Keras layout: DIR/train/<class>/*.jpg and DIR/validation/<class>/*.jpg "
+                 "(datasets/make_dogs_cats writes one)");
+  flags.option("--validation-steps", validation_steps,
+               "validation batches per epoch (0: every validation image, 800 / batch size)")
+      .check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
+  flags.option("--workers", workers,
+               "threads decoding and augmenting images (0: all cores but one, which the "
+               "training thread needs)")
+      .check(apps::finite_in(0, 1024));
+  flags.option("--prefetch", prefetch,
+               "batches prepared ahead of the training step (default 8; 64 with --decode-on gpu, "
+               "whose groups of batches are larger)")
+      .check(apps::finite_in(2, 64));
+  flags.flag("--cache", cache, "decode every image once and keep the pixels in memory");
+  flags.option("--augment-on", augment_on,
+               "where the random shear/zoom/flip runs: cpu (the workers) or gpu (a kernel on "
+               "the decoded bytes; needs --device gpu or cudnn)")
+      .one_of({"cpu", "gpu"});
+  flags.option("--decode-on", decode_on,
+               "where the JPEGs are decoded every epoch: cpu (the workers, libjpeg-turbo) or gpu "
+               "(nvJPEG for --gpu-decode-share of them, the workers for the rest; needs --device "
+               "gpu or cudnn, a build with nvJPEG, and no --cache)")
+      .one_of({"cpu", "gpu"});
+  flags.option("--gpu-decode-share", gpu_decode_share,
+               "with --decode-on gpu: the fraction of the images nvJPEG decodes (the same ones "
+               "every epoch; default 0.4; the run's summary says which share would balance "
+               "this machine's decoders)")
+      .check(apps::finite_in(0.0, 1.0));
+  flags.flag("--no-augment", no_augment, "train on the images as they are (rescale only)");
+  flags.flag("--strict", strict, "stop at the first unreadable image instead of skipping it");
+  flags.option("--image-size", image_size, "side of the square the images are resized to")
+      .check(apps::finite_in(22, 1024));
+  flags.option("--data-scaling", scaling,
+               "measure the loader alone for these worker counts (e.g. 1,2,4,8,16) and exit")
+      .delimiter(',')
+      .check(apps::finite_in(1, 1024));
+  flags.option("--data-scaling-csv", scaling_csv, "write --data-scaling's table here");
+  apps::add_no_graph_flag(flags, no_graph);
+  flags.footer("Without Kaggle's photos, make a synthetic tree first: make_dogs_cats --out DIR "
+               "(docs/datasets/dogs_vs_cats.md says how to use the real data).");
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Device device = apps::start_training(options);
     if (augment_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--augment-on gpu needs --device gpu or cudnn");
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
     if (decode_on == "gpu" && device.is_cpu()) {
       throw apps::UsageError("--decode-on gpu needs --device gpu or cudnn");
     }
-    if (decode_on != "gpu" && app.count("--gpu-decode-share") > 0) {
+    if (decode_on != "gpu" && flags.given("--gpu-decode-share")) {
       throw apps::UsageError(
           "--gpu-decode-share is the GPU's share with --decode-on gpu; without it the CPU decodes all");
     }
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     if (decode_on == "gpu" && cache) {
       throw apps::UsageError("--decode-on gpu decodes every epoch; --cache decodes once: choose one");
     }
-    if (decode_on == "gpu" && app.count("--prefetch") == 0) prefetch = 64;
+    if (decode_on == "gpu" && !flags.given("--prefetch")) prefetch = 64;
     apps::check_outputs({scaling_csv});  // start_training checked the common flags' files
 
     // Scan both folders (validation must have the training classes), then decode every image

@@ -219,42 +219,42 @@ bool confirm_loop(const nn::LoopEstimate& e, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 001: the full Jacobian of a tanh MLP (1 -> 20 -> 20 -> 400) at an input of "
-               "shape (val, 1), by the loop, reverse or forward mode",
-               "jacobian_mlp"};
+  apps::Flags flags{"Seed 001: the full Jacobian of a tanh MLP (1 -> 20 -> 20 -> 400) at an "
+                    "input of shape (val, 1), by the loop, reverse or forward mode",
+                    "jacobian_mlp"};
   apps::CommonOptions common;
   Options o;
-  apps::add_device_flags(app, common);
-  app.add_option("--val", o.val, "rows of the input t: 100 and 1000 in the article")
-      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 20));
-  app.add_option("--mode", o.mode,
-                 "loop: one backward pass per output element (PyTorch's default); reverse: "
-                 "batched vector-Jacobian products; forward: batched Jacobian-vector products; "
-                 "auto: forward or reverse, whichever needs fewer directions")
-      ->check(CLI::IsMember({"auto", "loop", "reverse", "forward"}));
-  app.add_flag("--dense", o.dense,
-               "do not tell jacobian() that the net maps each row on its own: reverse/forward "
-               "then push one-hot vectors of the whole input or output, as torch.func.jacrev/"
-               "jacfwd do (default: per-sample, exploiting the block-diagonal J)");
-  app.add_flag("--blocks", o.blocks,
-               "return only the diagonal blocks, (val, 400, 1), instead of the dense J");
-  app.add_option("--check", o.check,
-                 "compare J with central differences in double (fd) or another mode; prints the "
-                 "max difference")
-      ->check(CLI::IsMember({"none", "fd", "loop", "reverse", "forward", "auto"}));
-  app.add_option("--repeats", o.repeats,
-                 "timed calls after the first, whose median is reported (0: the first call only)")
-      ->check(apps::finite_in(0, 1000));
-  app.add_option("--memory-limit", o.memory_limit_mib,
-                 "MiB for one chunk of directions (seeds, tangents); J itself is not counted")
-      ->check(apps::finite_in(int64_t{1}, int64_t{1} << 30));
-  app.add_option("--max-loop-seconds", o.max_loop_seconds,
-                 "the loop runs when its estimate is at most this; else it asks at a terminal, "
-                 "or stops")
-      ->check(apps::non_negative_number<double>());
-  app.add_flag("--allow-slow", o.allow_slow, "run the loop whatever its estimate");
+  apps::add_device_flags(flags, common);
+  flags.option("--val", o.val, "rows of the input t: 100 and 1000 in the article")
+      .check(apps::finite_in(int64_t{1}, int64_t{1} << 20));
+  flags.option("--mode", o.mode,
+               "loop: one backward pass per output element (PyTorch's default); reverse: "
+               "batched vector-Jacobian products; forward: batched Jacobian-vector products; "
+               "auto: forward or reverse, whichever needs fewer directions")
+      .one_of({"auto", "loop", "reverse", "forward"});
+  flags.flag("--dense", o.dense,
+             "do not tell jacobian() that the net maps each row on its own: reverse/forward "
+             "then push one-hot vectors of the whole input or output, as torch.func.jacrev/"
+             "jacfwd do (default: per-sample, exploiting the block-diagonal J)");
+  flags.flag("--blocks", o.blocks,
+             "return only the diagonal blocks, (val, 400, 1), instead of the dense J");
+  flags.option("--check", o.check,
+               "compare J with central differences in double (fd) or another mode; prints the "
+               "max difference")
+      .one_of({"none", "fd", "loop", "reverse", "forward", "auto"});
+  flags.option("--repeats", o.repeats,
+               "timed calls after the first, whose median is reported (0: the first call only)")
+      .check(apps::finite_in(0, 1000));
+  flags.option("--memory-limit", o.memory_limit_mib,
+               "MiB for one chunk of directions (seeds, tangents); J itself is not counted")
+      .check(apps::finite_in(int64_t{1}, int64_t{1} << 30));
+  flags.option("--max-loop-seconds", o.max_loop_seconds,
+               "the loop runs when its estimate is at most this; else it asks at a terminal, "
+               "or stops")
+      .check(apps::non_negative_number<double>());
+  flags.flag("--allow-slow", o.allow_slow, "run the loop whatever its estimate");
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Device device = apps::apply_common_options(common);
     if (o.blocks && o.dense) throw apps::UsageError("--blocks needs the per-sample view (drop --dense)");
     DeviceServices& services = device_services(device);

@@ -55,16 +55,16 @@ void decode_on_cpu(const std::vector<std::vector<uint8_t>>& files, const std::ve
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"The JPEG decoders alone: libjpeg-turbo on the CPU against nvJPEG on the GPU", "jpeg_bench"};
+  apps::Flags flags{"The JPEG decoders alone: libjpeg-turbo on the CPU against nvJPEG on the GPU", "jpeg_bench"};
   std::string data_dir = "data/dogs_vs_cats";
   int passes = 3, workers = 0, batch = 32, side = 150;
-  app.add_option("--data-dir", data_dir, "a Keras folder tree; its train/ images are decoded");
-  app.add_option("--passes", passes, "passes over the images, each timed")->check(apps::finite_in(1, 1000));
-  app.add_option("--workers", workers, "CPU decoding threads (0: every core)")->check(apps::finite_in(0, 1024));
-  app.add_option("--batch", batch, "images a GPU decode call")->check(apps::finite_in(1, 4096));
-  app.add_option("--image-size", side, "side of the square the images are resized to")
-      ->check(apps::finite_in(1, 4096));
-  return apps::run_app(app, argc, argv, [&]() {
+  flags.option("--data-dir", data_dir, "a Keras folder tree; its train/ images are decoded");
+  flags.option("--passes", passes, "passes over the images, each timed").check(apps::finite_in(1, 1000));
+  flags.option("--workers", workers, "CPU decoding threads (0: every core)").check(apps::finite_in(0, 1024));
+  flags.option("--batch", batch, "images a GPU decode call").check(apps::finite_in(1, 4096));
+  flags.option("--image-size", side, "side of the square the images are resized to")
+      .check(apps::finite_in(1, 4096));
+  return apps::run_app(flags, argc, argv, [&]() {
     const int threads = workers > 0 ? workers : omp_get_max_threads();
     datasets::ImageFolder train = datasets::scan_image_folder(data_dir + "/train");
     std::vector<std::vector<uint8_t>> files;

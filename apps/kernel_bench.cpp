@@ -366,7 +366,7 @@ void run_conv_bench(DeviceServices& gpu, double peak, const std::string& csv_pat
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes; their convolutions vs cuDNN",
+  apps::Flags flags{"SGEMM ladder vs cuBLAS at square sizes and the seed models' shapes; their convolutions vs cuDNN",
               "kernel_bench"};
   std::vector<int> sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
   // Also as A B^T (B stored (N, K)): the layout v11 runs natively (A B runs v9 there).
@@ -374,18 +374,18 @@ int main(int argc, char** argv) {
   std::string csv_path, conv_csv_path, log_level = "warn";
   bool no_seed_shapes = false, include_slow = false, no_conv = false, conv_only = false;
   std::vector<std::string> only;
-  app.add_option("--sizes", sizes, "square sizes M = N = K")->check(apps::finite_in(1, 16384));
-  app.add_option("--abt-sizes", abt_sizes, "square sizes also run as A B^T (v11's native layout)")
-      ->check(apps::finite_in(1, 16384));
-  app.add_flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
-  app.add_flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
-  app.add_option("--csv", csv_path, "also write the table as CSV here");
-  app.add_flag("--no-conv", no_conv, "skip the seed models' convolution layers");
-  app.add_flag("--conv-only", conv_only, "time only the convolution layers (ours vs cuDNN)");
-  app.add_option("--conv-csv", conv_csv_path, "also write the convolutions' table as CSV here");
-  app.add_option("--versions", only, "run only these ladder versions (cuBLAS and the engine always run)")
-      ->delimiter(',');
-  return apps::run_app(app, argc, argv, [&]() {
+  flags.option("--sizes", sizes, "square sizes M = N = K").check(apps::finite_in(1, 16384));
+  flags.option("--abt-sizes", abt_sizes, "square sizes also run as A B^T (v11's native layout)")
+      .check(apps::finite_in(1, 16384));
+  flags.flag("--no-seed-shapes", no_seed_shapes, "skip the seed models' shapes");
+  flags.flag("--include-slow", include_slow, "also time v1/v2 above 2048^3 (seconds each)");
+  flags.option("--csv", csv_path, "also write the table as CSV here");
+  flags.flag("--no-conv", no_conv, "skip the seed models' convolution layers");
+  flags.flag("--conv-only", conv_only, "time only the convolution layers (ours vs cuDNN)");
+  flags.option("--conv-csv", conv_csv_path, "also write the convolutions' table as CSV here");
+  flags.option("--versions", only, "run only these ladder versions (cuBLAS and the engine always run)")
+      .delimiter(',');
+  return apps::run_app(flags, argc, argv, [&]() {
     std::string why;
     if (!device_available(Device::cuda(), &why)) throw apps::UsageError("cannot use the GPU: " + why);
     apps::check_outputs({csv_path, conv_csv_path});

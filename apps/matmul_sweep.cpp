@@ -60,14 +60,15 @@ struct SweepOptions : apps::SweepOptions {
   SweepOptions() { csv_path = "results/matmul_sweep.csv"; }
 };
 
-void add_flags(CLI::App& app, SweepOptions& o) {
-  apps::add_sweep_flags(app, o);
-  apps::accept_exponent_notation(
-      app.add_option("--max-n", o.max_n, "largest vector length of the dot sweep (10^2, 10^3, ...; 1e7 works)"))
-      ->check(apps::finite_in(int64_t{100}, int64_t{1'000'000'000}));
-  app.add_option("--max-square", o.max_square,
-                 "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
-      ->check(apps::finite_in(int64_t{0}, int64_t{16384}));
+void add_flags(apps::Flags& flags, SweepOptions& o) {
+  apps::add_sweep_flags(flags, o);
+  flags.option("--max-n", o.max_n,
+               "largest vector length of the dot sweep (10^2, 10^3, ...; 1e7 works)")
+      .exponent_notation()
+      .check(apps::finite_in(int64_t{100}, int64_t{1'000'000'000}));
+  flags.option("--max-square", o.max_square,
+               "largest n of the square-GEMM sweep (64, 128, ...; below 64: no square sweep)")
+      .check(apps::finite_in(int64_t{0}, int64_t{16384}));
 }
 
 // ---- devices -------------------------------------------------------------------------------
@@ -588,11 +589,12 @@ nlohmann::json json_record(const SweepOptions& o, const apps::CommonOptions& com
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 002: [1,n] x [n,1] matmul, n = 10^2 ... 10^8, CPU vs GPU", "matmul_sweep"};
+  apps::Flags flags{"Seed 002: [1,n] x [n,1] matmul, n = 10^2 ... 10^8, CPU vs GPU",
+                    "matmul_sweep"};
   SweepOptions o;
-  add_flags(app, o);
+  add_flags(flags, o);
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const apps::CommonOptions common = apps::apply_sweep_options(o);
     std::vector<std::string> unavailable;
     const std::vector<Target> targets = select_targets(o, unavailable);

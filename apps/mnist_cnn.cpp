@@ -20,21 +20,21 @@
 using namespace engine;
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 004: the Keras MNIST CNN, seconds per epoch on CPU, GPU or cuDNN",
-               "mnist_cnn"};
+  apps::Flags flags{"Seed 004: the Keras MNIST CNN, seconds per epoch on CPU, GPU or cuDNN",
+                    "mnist_cnn"};
   apps::CommonOptions options;
   options.dataset = "mnist";
   options.batch_size = 128;
   options.epochs = 12;
   bool no_graph = false;
   int64_t test_images = 0;
-  apps::add_common_flags(app, options, {"mnist", "fashion", "synthetic"});
-  app.add_option("--test-images", test_images,
-                 "validate and evaluate on the first N test images only (0: all), for quick runs")
-      ->check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
-  apps::add_no_graph_flag(app, no_graph);
+  apps::add_common_flags(flags, options, {"mnist", "fashion", "synthetic"});
+  flags.option("--test-images", test_images,
+               "validate and evaluate on the first N test images only (0: all), for quick runs")
+      .check(apps::finite_in(int64_t{0}, int64_t{1} << 40));
+  apps::add_no_graph_flag(flags, no_graph);
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Device device = apps::start_training(options);
 
     nn::Dataset train, test;

@@ -41,17 +41,17 @@ nn::Sequential mnist_mlp(bool wide) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Seed 000: MNIST MLP (Keras tutorial model), timed on CPU or GPU", "mnist_mlp"};
+  apps::Flags flags{"Seed 000: MNIST MLP (Keras tutorial model), timed on CPU or GPU", "mnist_mlp"};
   apps::CommonOptions options;
   options.dataset = "mnist";
   bool wide = false, no_graph = false;
   nn::FusedUse fused = nn::FusedUse::Auto;
-  apps::add_common_flags(app, options, {"mnist", "fashion", "synthetic"});
-  app.add_flag("--wide", wide, "the seed's wide model: Dense(1000) x 2 with Dropout(0.2)");
-  apps::add_no_graph_flag(app, no_graph);
-  apps::add_fused_flags(app, fused);
+  apps::add_common_flags(flags, options, {"mnist", "fashion", "synthetic"});
+  flags.flag("--wide", wide, "the seed's wide model: Dense(1000) x 2 with Dropout(0.2)");
+  apps::add_no_graph_flag(flags, no_graph);
+  apps::add_fused_flags(flags, fused);
 
-  return apps::run_app(app, argc, argv, [&]() {
+  return apps::run_app(flags, argc, argv, [&]() {
     const Device device = apps::start_training(options);
 
     const datasets::DigitsData data =

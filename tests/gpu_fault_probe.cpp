@@ -31,10 +31,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "*** GPU TEST SKIPPED: no GPU: %s ***\n", why.c_str());
     return 77;
   }
-  CLI::App app{"Provokes an illegal memory access in strided_copy", "gpu_fault_probe"};
+  apps::Flags flags{"Provokes an illegal memory access in strided_copy", "gpu_fault_probe"};
   apps::CommonOptions options;
-  apps::add_device_flags(app, options);
-  return apps::run_app(app, argc, argv, [&]() {
+  apps::add_device_flags(flags, options);
+  return apps::run_app(flags, argc, argv, [&]() {
     options.gpu = true;
     const Device device = apps::apply_common_options(options);
     DeviceServices& gpu = device_services(device);

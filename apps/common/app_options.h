@@ -1,7 +1,7 @@
 // The options every app shares (docs/USING.md) and the small things every app does with
 // them: pick the device, set threads and log level, check and write the output files, the
 // --json record among them. The flags that fill CommonOptions, run_app (one line and an exit
-// status for an error) and the numeric range checks are in app_flags.h, apart: they need CLI11.
+// status for an error) and the numeric range checks are in app_flags.h.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "apps/common/app_options.h"
-#include "apps/common/cli_app.h"
+#include "apps/common/app_flags.h"
 
 namespace engine::apps {
 
@@ -24,7 +24,7 @@ struct SweepOptions {
 
 // --device cpu|gpu|cudnn|all, --cpu, --gpu, --threads, --seed, --json, --log-level, --repeats,
 // --csv, --no-plot; the values already in `options` are the defaults.
-void add_sweep_flags(CLI::App& app, SweepOptions& options);
+void add_sweep_flags(Flags& flags, SweepOptions& options);
 
 // Applies --threads and --log-level as every app does; returns the options a --json record
 // (machine_record) is made from.

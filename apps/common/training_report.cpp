@@ -191,21 +191,21 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
   record["system_allocations"] = memory.system_allocations;
 }
 
-void add_no_graph_flag(CLI::App& app, bool& no_graph) {
-  app.add_flag("--no-graph", no_graph,
-               "GPU: launch every kernel of every step from the host instead of replaying one "
-               "recorded CUDA graph per step (to see what the graph saves)");
+void add_no_graph_flag(Flags& flags, bool& no_graph) {
+  flags.flag("--no-graph", no_graph,
+             "GPU: launch every kernel of every step from the host instead of replaying one "
+             "recorded CUDA graph per step (to see what the graph saves)");
 }
 
-void add_fused_flags(CLI::App& app, nn::FusedUse& fused) {
-  CLI::Option* on = app.add_flag_callback(
+void add_fused_flags(Flags& flags, nn::FusedUse& fused) {
+  Flag on = flags.flag(
       "--fused", [&fused] { fused = nn::FusedUse::On; },
       "GPU: run the MLP's steps in a fused kernel, many steps a launch, wherever one takes the "
       "model (by default only where a weight-stationary kernel does); docs/FUSED_MLP.md");
-  CLI::Option* off = app.add_flag_callback(
+  const Flag off = flags.flag(
       "--no-fused", [&fused] { fused = nn::FusedUse::Off; },
       "GPU: never the fused kernel: op by op, one CUDA graph replay a step");
-  on->excludes(off);
+  on.excludes(off);
 }
 
 Device start_training(CommonOptions& options) {

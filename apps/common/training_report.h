@@ -8,7 +8,7 @@
 #include <string>
 
 #include "apps/common/app_options.h"
-#include "apps/common/cli_app.h"
+#include "apps/common/app_flags.h"
 #include "core/device.h"
 #include "core/shape.h"
 #include "datasets/mnist.h"
@@ -60,10 +60,10 @@ void record_fit(nlohmann::json& record, Device device, const nn::History& histor
 
 // --no-graph, which sets `no_graph`: launch every kernel from the host instead of replaying one
 // recorded CUDA graph per step.
-void add_no_graph_flag(CLI::App& app, bool& no_graph);
+void add_no_graph_flag(Flags& flags, bool& no_graph);
 // --fused and --no-fused, which set `fused` (nn/fused_mlp.h): an MLP's steps in a fused kernel
 // wherever one takes it, or never; without either, where a weight-stationary kernel does.
-void add_fused_flags(CLI::App& app, nn::FusedUse& fused);
+void add_fused_flags(Flags& flags, nn::FusedUse& fused);
 
 // Refuses --epochs 0 without --load (a UsageError); with --gpus N in a process that is not a
 // rank yet, launches the ranks and throws RanksFinished when they end (rank_launcher.h);
