@@ -123,7 +123,7 @@ fi
 missing=()
 for p in "${packages[@]}"; do
   [[ $p == npm ]] && command -v npm > /dev/null && continue
-  dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ $(dpkg-query -W -f='${Status}' "$p" 2> /dev/null) == *"install ok installed"* ]] || missing+=("$p")
 done
 
 # cmake_too_old: a warning when the installed CMake is older than CMakeLists.txt asks for

@@ -18,7 +18,9 @@ failures=0
 # reader that would run to bad_alloc); not under AddressSanitizer, whose shadow memory alone
 # reserves terabytes of address space. One OpenBLAS thread: at load it reserves buffers for
 # every core (over 8 GB of address space on a 64-core host) before main() runs.
-if ldd "$mnist" 2> /dev/null | grep -q libasan; then
+# (ldd's output taken whole: `ldd | grep -q` under pipefail fails whenever grep's early exit
+# stops ldd with SIGPIPE, which chose the wrong branch now and then.)
+if [[ $(ldd "$mnist" 2> /dev/null) == *libasan* ]]; then
   bounded() { timeout 60 "$@"; }
 else
   bounded() { (ulimit -v 8000000; OPENBLAS_NUM_THREADS=1 exec timeout 60 "$@"); }
