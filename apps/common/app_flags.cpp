@@ -120,118 +120,115 @@ void show_defaults_in_help(CLI::App& app) {
 
 }  // namespace
 
-// The common flags register through CLI11 itself: this file is its one user (app_flags.h).
 void add_device_flags(Flags& flags, CommonOptions& o) {
-  CLI::App& app = flags.cli();
-  app.add_option("--device", o.device,
-                 "cpu (OpenBLAS + OpenMP), gpu (hand-written CUDA) or cudnn (the GPU with cuBLAS "
-                 "matmuls and cuDNN convolutions and pooling)")
-      ->check(CLI::IsMember({"cpu", "gpu", "cudnn"}));
-  app.add_flag("--cpu", o.cpu, "same as --device cpu");
-  app.add_flag("--gpu", o.gpu, "same as --device gpu");
-  app.add_flag("--tf32", o.tf32,
-               "GPU matmuls (and cuDNN convolutions) on TF32 tensor cores: faster, ~1e-3 "
-               "relative error (default FP32, as the articles)");
-  app.add_option("--seed", o.seed, "seed for initial weights, shuffling and dropout")
-      ->check(validator(any_number<uint64_t>()));
-  app.add_option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
-      ->check(validator(finite_in(0, 4096)));
-  app.add_option("--json", o.json_path, "write a machine-readable record of the run here");
-  app.add_flag("--profile", o.profile,
-               "time every op on the device (CUDA events; no CUDA graph) and print a table at "
-               "the end: time, FLOPs, bytes, % of the measured peak, what bounds it");
-  app.add_flag("--sync-check", o.sync_check,
-               "wait for the device after every op, so that a GPU fault (illegal address, launch "
-               "failure) names the op and the kernel it happened in; no CUDA graph: a few times "
-               "slower, for finding a fault, not for timing (free on the CPU)");
-  app.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  flags.option("--device", o.device,
+               "cpu (OpenBLAS + OpenMP), gpu (hand-written CUDA) or cudnn (the GPU with cuBLAS "
+               "matmuls and cuDNN convolutions and pooling)")
+      .one_of({"cpu", "gpu", "cudnn"});
+  flags.flag("--cpu", o.cpu, "same as --device cpu");
+  flags.flag("--gpu", o.gpu, "same as --device gpu");
+  flags.flag("--tf32", o.tf32,
+             "GPU matmuls (and cuDNN convolutions) on TF32 tensor cores: faster, ~1e-3 "
+             "relative error (default FP32, as the articles)");
+  flags.option("--seed", o.seed, "seed for initial weights, shuffling and dropout")
+      .check(any_number<uint64_t>());
+  flags.option("--threads", o.threads, "CPU threads for OpenMP and OpenBLAS (0: all cores)")
+      .check(finite_in(0, 4096));
+  flags.option("--json", o.json_path, "write a machine-readable record of the run here");
+  flags.flag("--profile", o.profile,
+             "time every op on the device (CUDA events; no CUDA graph) and print a table at "
+             "the end: time, FLOPs, bytes, % of the measured peak, what bounds it");
+  flags.flag("--sync-check", o.sync_check,
+             "wait for the device after every op, so that a GPU fault (illegal address, launch "
+             "failure) names the op and the kernel it happened in; no CUDA graph: a few times "
+             "slower, for finding a fault, not for timing (free on the CPU)");
+  flags.option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
+      .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"});
 }
 
 void add_common_flags(Flags& flags, CommonOptions& o, const std::vector<std::string>& datasets) {
   add_device_flags(flags, o);
-  CLI::App& app = flags.cli();
-  app.add_option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
-      ->check(validator(finite_in(0, 100000)));
-  app.add_option("--batch-size", o.batch_size,
-                 "samples per training step (per GPU with --gpus: a step takes N times as many)")
-      ->check(validator(finite_in(int64_t{1}, int64_t{1} << 20)));
-  app.add_option("--gpus", o.gpus,
-                 "train data-parallel on this many GPUs of this host, one process each, the "
-                 "gradients averaged through NCCL (apps/common/rank_launcher.h)")
-      ->check(validator(finite_in(1, 1024)));
-  app.add_option("--bucket-mb", o.bucket_mb,
-                 "with --gpus: all-reduce the gradients in buckets of this many MiB as backward "
-                 "writes them (a bucket larger than the model: one all-reduce after backward)")
-      ->check(validator(finite_in(0.001, 1e6)));
-  app.add_option("--steps-per-epoch", o.steps_per_epoch,
-                 "cut every epoch short after this many steps (0: the whole set)")
-      ->check(validator(finite_in(int64_t{0}, int64_t{1} << 40)));
-  app.add_option("--dataset", o.dataset, "which data to train on")->check(CLI::IsMember(datasets));
-  app.add_option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
-  app.add_option("--save", o.save_path, "save the trained weights to this file");
-  app.add_option("--save-model", o.save_model_path,
-                 "save the trained model, its layers and weights, to this file (for "
-                 "nn::load_model)");
-  CLI::Option* load =
-      app.add_option("--load", o.load_path, "load weights from this file before training")
-          ->check(CLI::ExistingFile);
-  app.add_option("--learning-rate,--lr", o.learning_rate,
-                 "the optimizer's learning rate (default: the article's, Keras' default)")
-      ->check(validator(positive_number<float>()))
-      ->default_str("the article's");
+  flags.option("--epochs", o.epochs, "training epochs (0: evaluate only, with --load)")
+      .check(finite_in(0, 100000));
+  flags.option("--batch-size", o.batch_size,
+               "samples per training step (per GPU with --gpus: a step takes N times as many)")
+      .check(finite_in(int64_t{1}, int64_t{1} << 20));
+  flags.option("--gpus", o.gpus,
+               "train data-parallel on this many GPUs of this host, one process each, the "
+               "gradients averaged through NCCL (apps/common/rank_launcher.h)")
+      .check(finite_in(1, 1024));
+  flags.option("--bucket-mb", o.bucket_mb,
+               "with --gpus: all-reduce the gradients in buckets of this many MiB as backward "
+               "writes them (a bucket larger than the model: one all-reduce after backward)")
+      .check(finite_in(0.001, 1e6));
+  flags.option("--steps-per-epoch", o.steps_per_epoch,
+               "cut every epoch short after this many steps (0: the whole set)")
+      .check(finite_in(int64_t{0}, int64_t{1} << 40));
+  flags.option("--dataset", o.dataset, "which data to train on").one_of(datasets);
+  flags.option("--data-dir", o.data_dir, "where scripts/fetch_data.sh put the data");
+  flags.option("--save", o.save_path, "save the trained weights to this file");
+  flags.option("--save-model", o.save_model_path,
+               "save the trained model, its layers and weights, to this file (for "
+               "nn::load_model)");
+  const Flag load =
+      flags.option("--load", o.load_path, "load weights from this file before training")
+          .existing_file();
+  flags.option("--learning-rate,--lr", o.learning_rate,
+               "the optimizer's learning rate (default: the article's, Keras' default)")
+      .check(positive_number<float>())
+      .default_text("the article's");
 
-  o.app_name = app.get_name();
-  CLI::Option* checkpoint = app.add_option(
+  o.app_name = flags.name();
+  const Flag checkpoint = flags.option(
       "--checkpoint", o.checkpoint_path,
       "save a checkpoint here (weights, optimizer state, shuffling state, epoch) every "
       "--checkpoint-every epochs and after the last, atomically; Ctrl-C saves one too");
-  app.add_option("--checkpoint-every", o.checkpoint_every,
-                 "epochs between checkpoints (default 1; needs --checkpoint)")
-      ->check(validator(finite_in(1, 100000)))
-      ->needs(checkpoint);
-  app.add_option("--resume", o.resume_path,
-                 "go on from this checkpoint to --epochs, as if never stopped (same --seed, "
-                 "--batch-size, --steps-per-epoch and data)")
-      ->check(CLI::ExistingFile)
-      ->excludes(load);
-  CLI::Option* nan_check = app.add_flag_callback(
+  flags.option("--checkpoint-every", o.checkpoint_every,
+               "epochs between checkpoints (default 1; needs --checkpoint)")
+      .check(finite_in(1, 100000))
+      .needs(checkpoint);
+  flags.option("--resume", o.resume_path,
+               "go on from this checkpoint to --epochs, as if never stopped (same --seed, "
+               "--batch-size, --steps-per-epoch and data)")
+      .existing_file()
+      .excludes(load);
+  const Flag nan_check = flags.flag(
       "--nan-check", [&o] { o.nan_check = true; },
       "stop at the first NaN or Inf in the loss or the gradients, naming the epoch, the step and "
       "the layer (default on the CPU; on the GPU it costs a synchronisation per step)");
-  app.add_flag_callback("--no-nan-check", [&o] { o.nan_check = false; },
-                        "do not check for NaN and Inf (the default on the GPU)")
-      ->excludes(nan_check);
-  app.add_flag("--breakdown", o.breakdown,
-               "measure where each epoch's time went (data wait, host->device input, GPU or CPU "
-               "compute, device->host reads, validation, the rest) with device timers read after "
-               "each epoch, print it per epoch with a bar and add it to --json")
-      ->excludes(app.get_option("--profile"));
+  flags.flag("--no-nan-check", [&o] { o.nan_check = false; },
+             "do not check for NaN and Inf (the default on the GPU)")
+      .excludes(nan_check);
+  flags.flag("--breakdown", o.breakdown,
+             "measure where each epoch's time went (data wait, host->device input, GPU or CPU "
+             "compute, device->host reads, validation, the rest) with device timers read after "
+             "each epoch, print it per epoch with a bar and add it to --json")
+      .excludes(flags.find("--profile"));
 
   // Keras' habits (nn/callbacks.h).
-  app.add_option("--log-csv", o.log_csv,
-                 "write a row per epoch to this CSV file, as Keras' CSVLogger: epoch,loss,"
-                 "accuracy,val_loss,val_accuracy (mae for a regression loss, lr with "
-                 "--lr-schedule); on --resume, appended to");
-  CLI::Option* early = app.add_option("--early-stopping", o.early_stopping,
-                                      "stop once --monitor has not improved for this many "
-                                      "epochs (0: never)")
-                           ->check(validator(finite_in(0, 100000)));
-  app.add_option("--monitor", o.monitor,
-                 "what --early-stopping and --save-best watch: val_loss, loss, val_accuracy, "
-                 "accuracy, val_mae or mae (lower is better, but for accuracy)")
-      ->check(CLI::IsMember({"val_loss", "loss", "val_accuracy", "accuracy", "val_mae", "mae"}))
-      ->default_str("val_loss, or loss without validation data");
-  app.add_flag("--restore-best-weights", o.restore_best_weights,
-               "with --early-stopping: end with the weights of the epoch --monitor was best at")
-      ->needs(early);
-  app.add_option("--save-best", o.save_best_path,
-                 "save the model (a name ending in .weights: the weights) to this file whenever "
-                 "--monitor improves");
-  app.add_option("--lr-schedule", o.lr_schedule,
-                 "set the learning rate at each epoch's start: step:FACTOR:EVERY (times FACTOR "
-                 "every EVERY epochs) or cosine:MIN (from the rate down to MIN over --epochs)")
-      ->check([](const std::string& text) {
+  flags.option("--log-csv", o.log_csv,
+               "write a row per epoch to this CSV file, as Keras' CSVLogger: epoch,loss,"
+               "accuracy,val_loss,val_accuracy (mae for a regression loss, lr with "
+               "--lr-schedule); on --resume, appended to");
+  const Flag early = flags.option("--early-stopping", o.early_stopping,
+                                  "stop once --monitor has not improved for this many epochs "
+                                  "(0: never)")
+                         .check(finite_in(0, 100000));
+  flags.option("--monitor", o.monitor,
+               "what --early-stopping and --save-best watch: val_loss, loss, val_accuracy, "
+               "accuracy, val_mae or mae (lower is better, but for accuracy)")
+      .one_of({"val_loss", "loss", "val_accuracy", "accuracy", "val_mae", "mae"})
+      .default_text("val_loss, or loss without validation data");
+  flags.flag("--restore-best-weights", o.restore_best_weights,
+             "with --early-stopping: end with the weights of the epoch --monitor was best at")
+      .needs(early);
+  flags.option("--save-best", o.save_best_path,
+               "save the model (a name ending in .weights: the weights) to this file whenever "
+               "--monitor improves");
+  flags.option("--lr-schedule", o.lr_schedule,
+               "set the learning rate at each epoch's start: step:FACTOR:EVERY (times FACTOR "
+               "every EVERY epochs) or cosine:MIN (from the rate down to MIN over --epochs)")
+      .check_with([](const std::string& text) {
         try {
           parse_lr_schedule(text);
           return std::string();
@@ -239,7 +236,7 @@ void add_common_flags(Flags& flags, CommonOptions& o, const std::vector<std::str
           return std::string(e.what());
         }
       })
-      ->default_str("none");
+      .default_text("none");
 }
 
 template <typename T>
@@ -257,6 +254,16 @@ template Flag& Flag::check(const NumberCheck<double>&);
 
 Flag& Flag::one_of(const std::vector<std::string>& choices) {
   option_->check(CLI::IsMember(choices));
+  return *this;
+}
+
+Flag& Flag::check_with(const std::function<std::string(const std::string&)>& check) {
+  option_->check([check](const std::string& text) { return check(text); });
+  return *this;
+}
+
+Flag& Flag::existing_file() {
+  option_->check(CLI::ExistingFile);
   return *this;
 }
 
@@ -335,6 +342,8 @@ void Flags::describe(const std::string& name, const std::string& help) {
 void Flags::footer(const std::string& text) { app_->footer(text); }
 
 bool Flags::given(const std::string& name) const { return app_->count(name) > 0; }
+
+Flag Flags::find(const std::string& name) { return Flag(app_->get_option(name)); }
 
 const std::string& Flags::name() const { return app_->get_name(); }
 

@@ -1,6 +1,7 @@
 // The apps' command lines: Flags, the flags and options of one app (a thin face of CLI11's App,
 // which only app_flags.cpp includes: <CLI/CLI.hpp> costs every file that includes it ~10 s of
-// compiling, its parsing and its validators' code, so the apps and their helpers see only this);
+// compiling, its parsing and its validators' code, so the apps, their helpers and the common
+// flags below see only this);
 // the flags every app registers (docs/USING.md); run_app, which parses them and turns errors
 // into one line and an exit status; and the range checks of every numeric flag.
 #pragma once
@@ -64,6 +65,10 @@ class Flag {
   // (int, int64_t, uint64_t, float or double).
   template <typename T>
   Flag& check(const NumberCheck<T>& check);
+  // The value refused where `check` returns a message (which the error line then shows).
+  Flag& check_with(const std::function<std::string(const std::string&)>& check);
+  // The value names a file that exists.
+  Flag& existing_file();
   // The value (each value of a list) one of `choices`.
   Flag& one_of(const std::vector<std::string>& choices);
   // A list option takes "a,b,c" as well as repeated flags.
@@ -101,6 +106,8 @@ class Flags {
   template <typename T>
   Flag option(const std::string& name, T& value, const std::string& help);
 
+  // The flag or option registered as `name` (its first long name, "--profile").
+  Flag find(const std::string& name);
   // Replaces the help of option `name` (a common one whose meaning this app narrows).
   void describe(const std::string& name, const std::string& help);
   // Text --help prints after the options.
