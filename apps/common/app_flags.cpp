@@ -240,15 +240,13 @@ void add_common_flags(Flags& flags, CommonOptions& o, const std::vector<std::str
 }
 
 template <typename T>
-Flag& Flag::check(const NumberCheck<T>& check) {
-  option_->check(validator(check));
+Flag& Flag::check(const NumberCheck<T>& range) {
+  option_->check(validator(range));
   return *this;
 }
 template Flag& Flag::check(const NumberCheck<int>&);
 template Flag& Flag::check(const NumberCheck<long>&);
-template Flag& Flag::check(const NumberCheck<long long>&);
 template Flag& Flag::check(const NumberCheck<unsigned long>&);
-template Flag& Flag::check(const NumberCheck<unsigned long long>&);
 template Flag& Flag::check(const NumberCheck<float>&);
 template Flag& Flag::check(const NumberCheck<double>&);
 
@@ -326,9 +324,7 @@ Flag Flags::option(const std::string& name, T& value, const std::string& help) {
 }
 template Flag Flags::option(const std::string&, int&, const std::string&);
 template Flag Flags::option(const std::string&, long&, const std::string&);
-template Flag Flags::option(const std::string&, long long&, const std::string&);
 template Flag Flags::option(const std::string&, unsigned long&, const std::string&);
-template Flag Flags::option(const std::string&, unsigned long long&, const std::string&);
 template Flag Flags::option(const std::string&, float&, const std::string&);
 template Flag Flags::option(const std::string&, double&, const std::string&);
 template Flag Flags::option(const std::string&, std::string&, const std::string&);

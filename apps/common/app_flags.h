@@ -61,10 +61,10 @@ NumberCheck<T> any_number() {
 class Flag {
  public:
   explicit Flag(CLI::Option* option) : option_(option) {}
-  // The value (each value of a list) within `check`'s range; T is the option's number type
+  // The value (each value of a list) within `range`; T is the option's number type
   // (int, int64_t, uint64_t, float or double).
   template <typename T>
-  Flag& check(const NumberCheck<T>& check);
+  Flag& check(const NumberCheck<T>& range);
   // The value refused where `check` returns a message (which the error line then shows).
   Flag& check_with(const std::function<std::string(const std::string&)>& check);
   // The value names a file that exists.
